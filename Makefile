@@ -1,0 +1,83 @@
+# attnspec: one entry point for readers, students, teachers and CI.
+#   make book    set everything up (virtual environment, pinned packages, offline MathJax),
+#                execute every chapter and build the HTML strictly
+#   make test    the whole test suite (library, nbval, papermill reruns, book, browser)
+#   make rerun CHAPTER=03 PARAMS="beta=1.5 ell=500"    rerun one chapter with other parameters
+# Run `make help` for the rest.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+PY := $(BIN)/python
+STAMP := $(VENV)/.attnspec-installed
+MATHJAX_VERSION := 3.2.2
+MATHJAX_SHA256 := 1b9c0a1c44df864e915690558e72adb9cc5203360daefd385084ced3b6c64c09
+MATHJAX := _vendor/static/mathjax/tex-chtml.js
+BUILD := _build
+CHAPTER ?=
+PARAMS ?=
+
+.PHONY: help setup book test unit notebooks rerun baseline student bench lock clean
+
+help:
+	@sed -n 's/^#   //p' Makefile
+	@echo "  make baseline CHAPTER=03   re-record a chapter's checked outputs (nbval baseline)"
+	@echo "  make student               build the student edition (solutions removed)"
+	@echo "  make bench                 speed and memory ratios (benchmarks/)"
+	@echo "  make lock                  rewrite environment.yml from requirements.txt"
+	@echo "  make clean                 remove _build (keeps the virtual environment)"
+
+$(STAMP): requirements.txt pyproject.toml
+	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "attnspec needs Python 3.11 or newer; set PYTHON=python3.11"'
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps -e .
+	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (attnspec)" >/dev/null
+	@touch $@
+
+$(MATHJAX):
+	@command -v npm >/dev/null || { echo "npm is needed once to fetch MathJax $(MATHJAX_VERSION) (apt-get install npm)"; exit 1; }
+	@rm -rf _vendor/tmp && mkdir -p _vendor/tmp _vendor/static
+	cd _vendor/tmp && npm pack --silent mathjax@$(MATHJAX_VERSION) >/dev/null
+	echo "$(MATHJAX_SHA256)  _vendor/tmp/mathjax-$(MATHJAX_VERSION).tgz" | sha256sum --check --quiet
+	tar -xzf _vendor/tmp/mathjax-$(MATHJAX_VERSION).tgz -C _vendor/tmp
+	rm -rf _vendor/static/mathjax && mv _vendor/tmp/package/es5 _vendor/static/mathjax && rm -rf _vendor/tmp
+
+setup: $(STAMP) $(MATHJAX)
+
+book: setup
+	$(PY) tools/build_book.py
+
+unit: setup
+	$(PY) -m pytest tests -m "not book and not browser"
+
+notebooks: setup
+	$(PY) -m pytest chapters --nbval-lax --nbval-current-env --nbval-cell-timeout=900 \
+	    --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
+
+test: book
+	$(PY) -m pytest tests chapters --nbval-lax --nbval-current-env --nbval-cell-timeout=900 \
+	    --nbval-sanitize-with tests/nbval_sanitize.cfg --durations=15
+
+rerun: setup
+	@test -n "$(CHAPTER)" || { echo 'usage: make rerun CHAPTER=03 PARAMS="beta=1.5 ell=500"'; $(BIN)/attnspec chapters; exit 2; }
+	@$(BIN)/attnspec rerun $(CHAPTER) $(PARAMS)
+
+baseline: setup
+	@test -n "$(CHAPTER)" || { echo "usage: make baseline CHAPTER=03"; exit 2; }
+	$(PY) tools/record_baseline.py $(CHAPTER)
+
+bench: setup
+	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+
+lock:
+	$(PY) tools/sync_environment.py
+
+clean:
+	rm -rf $(BUILD)
+
+student: setup
+	$(PY) tools/build_student.py

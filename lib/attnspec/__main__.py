@@ -1,0 +1,5 @@
+"""``python -m attnspec``: the same as the ``attnspec`` command."""
+
+from attnspec.cli import main
+
+raise SystemExit(main())

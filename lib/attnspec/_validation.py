@@ -1,0 +1,91 @@
+"""Argument checks shared by every public function: named, early, with the allowed range.
+
+Every check raises ``ValueError`` (``TypeError`` for a wrong type) whose message names the
+parameter, the value received and what is allowed, e.g.
+``beta must be a finite number > 0; got beta=-1.0``.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+__all__ = ["ParameterTypeError", "check_int", "check_float", "check_choice", "check_rng"]
+
+
+class ParameterTypeError(TypeError, ValueError):
+    """A parameter of the wrong type. Both a ``TypeError`` and a ``ValueError``, so callers
+    that catch bad input as ``ValueError`` (as the book's documentation says) catch it too."""
+
+
+def _range_text(low, high, low_open, high_open):
+    parts = []
+    if low is not None:
+        parts.append(f"{'>' if low_open else '>='} {low}")
+    if high is not None:
+        parts.append(f"{'<' if high_open else '<='} {high}")
+    return " and ".join(parts)
+
+
+def check_int(name, value, *, min=None, max=None):
+    """Return ``value`` as ``int`` if it is an integer in ``[min, max]``, else raise.
+
+    ``bool`` is refused (it is an ``int`` subclass but never a size). Integral numpy
+    scalars are accepted.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise ParameterTypeError(f"{name} must be an integer; got {name}={value!r} "
+                        f"({type(value).__name__})")
+    value = int(value)
+    if (min is not None and value < min) or (max is not None and value > max):
+        raise ValueError(f"{name} must be an integer {_range_text(min, max, False, False)}; "
+                         f"got {name}={value}")
+    return value
+
+
+def check_float(name, value, *, min=None, max=None, min_open=False, max_open=False):
+    """Return ``value`` as a finite ``float`` in the given range, else raise.
+
+    ``min_open=True`` makes the lower bound strict (``value > min``), likewise ``max_open``.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise ParameterTypeError(f"{name} must be a real number; got {name}={value!r} "
+                        f"({type(value).__name__})")
+    value = float(value)
+    rng_text = _range_text(min, max, min_open, max_open)
+    allowed = f"a finite number {rng_text}".strip()
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be {allowed}; got {name}={value}")
+    too_low = min is not None and (value <= min if min_open else value < min)
+    too_high = max is not None and (value >= max if max_open else value > max)
+    if too_low or too_high:
+        raise ValueError(f"{name} must be {allowed}; got {name}={value!r}")
+    return value
+
+
+def check_choice(name, value, choices):
+    """Return ``value`` if it is one of ``choices``, else raise listing them."""
+    if value not in choices:
+        listed = ", ".join(repr(c) for c in choices)
+        raise ValueError(f"{name} must be one of {listed}; got {name}={value!r}")
+    return value
+
+
+def check_rng(rng):
+    """Normalise ``rng`` (None, an int seed, a SeedSequence or a Generator) to a Generator.
+
+    ``numpy.random.default_rng`` passes a Generator through unchanged, so callers that
+    share one stream keep sharing it.
+    """
+    if isinstance(rng, (bool, np.bool_)) or not (
+        rng is None
+        or isinstance(rng, (numbers.Integral, np.random.SeedSequence,
+                            np.random.Generator, np.random.BitGenerator))
+    ):
+        raise ParameterTypeError("rng must be None, an int seed, a numpy SeedSequence or a "
+                        f"numpy.random.Generator; got rng={rng!r}")
+    if isinstance(rng, numbers.Integral) and rng < 0:
+        raise ValueError(f"rng must be a non-negative seed; got rng={rng}")
+    return np.random.default_rng(rng)

@@ -1,0 +1,72 @@
+"""The ``attnspec`` command line: rerun a chapter, list chapters, print a law's numbers."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from attnspec.parameters import ParameterError
+
+
+def _rerun(args):
+    from attnspec.parameters import parse_assignments
+    from attnspec.rerun import find_book_root, rerun_chapter, resolve_chapter
+
+    stem = resolve_chapter(args.chapter, find_book_root(args.book_root)).stem
+    values = parse_assignments(stem, args.params)
+    path = rerun_chapter(stem, values, book_root=args.book_root, output_dir=args.output_dir,
+                         quick=args.quick, progress_bar=sys.stderr.isatty())
+    print(path)
+    return 0
+
+
+def _chapters(args):
+    from attnspec.chapter_parameters import CHAPTERS
+    from attnspec.parameters import describe
+
+    for name in sorted(CHAPTERS):
+        print(f"{name}\n{describe(name)}\n")
+    return 0
+
+
+def build_parser():
+    """The argument parser of ``attnspec`` (one subcommand per job)."""
+    parser = argparse.ArgumentParser(
+        prog="attnspec", description="Spectra of random self-attention: the book's command line.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    rerun = sub.add_parser("rerun", help="execute a chapter with other parameters (papermill)",
+                           description="Execute a chapter with other parameters; prints the "
+                                       "path of the executed notebook.")
+    rerun.add_argument("chapter", help="file stem, number (03) or slug of a chapter")
+    rerun.add_argument("params", nargs="*", metavar="NAME=VALUE",
+                       help="parameter overrides, e.g. beta=1.5 ell=500 betas=[0.5,1]")
+    rerun.add_argument("--quick", action="store_true", help="start from the small test sizes")
+    rerun.add_argument("--output-dir", default=None, help="default: _build/reruns")
+    rerun.add_argument("--book-root", default=None, help="default: found from the current folder")
+    rerun.set_defaults(func=_rerun)
+
+    chapters = sub.add_parser("chapters", help="list the chapters and their parameters")
+    chapters.set_defaults(func=_chapters)
+
+    try:
+        from attnspec import _cli_law
+    except ImportError:  # the law command lands with attnspec.laws
+        _cli_law = None
+    if _cli_law is not None:
+        _cli_law.add_parser(sub)
+    return parser
+
+
+def main(argv=None):
+    """Run the command line; return the exit status (2 for bad parameters)."""
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (ParameterError, FileNotFoundError) as exc:
+        print(f"attnspec {args.command}: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,139 @@
+"""The built book, as a reader sees it in a browser (headless Chromium).
+
+On every page: the maths is typeset by the book's own MathJax (no TeX errors), every image
+loads, and no traceback or error output shows. A screenshot of each page is kept in
+``_build/screenshots/`` for a human look. Needs ``make book`` first (``make test`` does it).
+In CI (``CI=true``) a missing browser or book is a failure; elsewhere the tests are skipped
+with the reason.
+"""
+
+import functools
+import http.server
+import os
+import shutil
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+HTML = ROOT / "_build" / "html"
+SHOTS = ROOT / "_build" / "screenshots"
+IN_CI = os.environ.get("CI", "").lower() == "true"
+SKIPPED_PAGES = {"genindex.html", "search.html", "index.html", "py-modindex.html"}
+
+pytestmark = pytest.mark.browser
+
+
+def _pages():
+    if not HTML.is_dir():
+        return []
+    return sorted(p.relative_to(HTML).as_posix() for p in HTML.rglob("*.html")
+                  if not p.relative_to(HTML).parts[0].startswith("_")
+                  and p.name not in SKIPPED_PAGES)
+
+
+def _unavailable(reason):
+    if IN_CI:
+        pytest.fail(f"{reason} (required in CI)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def site():
+    """Serve _build/html on a loopback port (file:// would block MathJax's fonts)."""
+    if not (HTML / "intro.html").is_file():
+        _unavailable("the book is not built: run `make book` first")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(HTML))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver_path = shutil.which("chromedriver")
+    if not (chromium and driver_path):
+        _unavailable("headless Chromium is not installed (apt-get install chromium chromium-driver)")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--no-first-run", "--disable-background-networking", "--disable-sync",
+                 "--disable-component-update", "--window-size=1280,1000"]:
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    driver.set_page_load_timeout(60)
+    driver.set_script_timeout(60)
+    yield driver
+    driver.quit()
+
+
+WAIT_FOR_MATHJAX = """
+const done = arguments[arguments.length - 1];
+const ready = () => (window.MathJax && MathJax.startup && MathJax.startup.promise)
+    ? MathJax.startup.promise.then(() => done(true), () => done(false)) : done(null);
+if (document.readyState === 'complete') { ready(); } else { window.addEventListener('load', ready); }
+"""
+
+PAGE_REPORT = """
+const text = document.body.innerText;
+return {
+  math: document.querySelectorAll('.math').length,
+  typeset: document.querySelectorAll('mjx-container').length,
+  tex_errors: document.querySelectorAll('mjx-merror').length,
+  broken_images: Array.from(document.images)
+      .filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src),
+  images: document.images.length,
+  error_outputs: document.querySelectorAll('.output.error, .output.traceback, .output.stderr').length,
+  traceback: text.includes('Traceback (most recent call last)'),
+  height: document.documentElement.scrollHeight,
+  mathjax_src: Array.from(document.scripts).map(s => s.src).filter(s => s.includes('mathjax')),
+};
+"""
+
+
+def test_the_book_was_built_from_the_current_library():
+    """The site under test was built after the last change to lib/ or the pins."""
+    if not (HTML / "intro.html").is_file():
+        _unavailable("the book is not built: run `make book` first")
+    sys.path.insert(0, str(ROOT / "tools"))
+    from build_book import inputs_hash
+
+    assert (ROOT / "_build" / ".inputs-hash").read_text() == inputs_hash()
+
+
+@pytest.mark.parametrize("page", _pages() or ["intro.html"])
+def test_page_renders(page, site, browser):
+    """Maths typeset by the local MathJax, images loaded, no error output; screenshot kept."""
+    browser.set_window_size(1280, 1000)
+    browser.get(f"{site}/{page}")
+    mathjax_ok = browser.execute_async_script(WAIT_FOR_MATHJAX)
+    report = browser.execute_script(PAGE_REPORT)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    browser.set_window_size(1280, min(report["height"] + 100, 12000))
+    browser.save_screenshot(str(SHOTS / (page.replace("/", "__").removesuffix(".html") + ".png")))
+
+    assert report["mathjax_src"] and all(src.startswith(site) for src in report["mathjax_src"]), \
+        "MathJax must be served by the book itself (offline)"
+    if report["math"]:
+        assert mathjax_ok, "MathJax did not finish typesetting"
+        assert report["typeset"] >= report["math"], report
+    assert report["tex_errors"] == 0
+    assert report["broken_images"] == []
+    assert report["error_outputs"] == 0 and not report["traceback"]
+
+
+def test_every_chapter_page_has_a_figure(site, browser):
+    """Each executed chapter shows at least one figure image."""
+    for page in [p for p in _pages() if p.startswith("chapters/") and
+                 (ROOT / p.replace(".html", ".ipynb")).exists()]:
+        browser.get(f"{site}/{page}")
+        assert browser.execute_script("return document.images.length") > 0, page

@@ -1,0 +1,50 @@
+"""Execute every chapter and build the HTML book strictly (``make book``).
+
+Jupyter Book's execution cache keys on a notebook's code cells only, so a change in ``lib/``
+(or in the pinned packages) would silently reuse stale outputs. This script hashes ``lib/`` and
+``requirements.txt`` and clears the cache when the hash changes; then it builds with warnings as
+errors (``-W -n --keep-going``) on a clean Sphinx environment (``--all``), so a chapter that
+raises, a broken reference or a missing citation fails the build.
+"""
+
+import hashlib
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BUILD = ROOT / "_build"
+
+
+def inputs_hash():
+    """SHA-256 over the library sources and the pins: what the cached outputs depend on."""
+    digest = hashlib.sha256()
+    files = sorted((ROOT / "lib").rglob("*.py")) + [ROOT / "requirements.txt"]
+    for path in files:
+        digest.update(str(path.relative_to(ROOT)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def main():
+    stamp = BUILD / ".inputs-hash"
+    cache = BUILD / ".jupyter_cache"
+    current = inputs_hash()
+    if cache.exists() and (not stamp.exists() or stamp.read_text() != current):
+        print("lib/ or the pins changed since the last build: clearing the execution cache")
+        shutil.rmtree(cache)
+    BUILD.mkdir(exist_ok=True)
+    jb = Path(sys.executable).with_name("jupyter-book")
+    cmd = [str(jb), "build", str(ROOT), "--all", "-W", "-n", "--keep-going", "--builder", "html"]
+    result = subprocess.run(cmd, cwd=ROOT)
+    if result.returncode != 0:
+        print("book build FAILED (warnings are errors; see the messages above)", file=sys.stderr)
+        return result.returncode
+    stamp.write_text(current)
+    print(f"\nThe book is at {BUILD / 'html' / 'index.html'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
