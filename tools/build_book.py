@@ -35,6 +35,7 @@ def main():
         print("lib/ or the pins changed since the last build: clearing the execution cache")
         shutil.rmtree(cache)
     BUILD.mkdir(exist_ok=True)
+    shutil.rmtree(BUILD / "html", ignore_errors=True)  # no stale pages from earlier builds
     jb = Path(sys.executable).with_name("jupyter-book")
     cmd = [str(jb), "build", str(ROOT), "--all", "-W", "-n", "--keep-going", "--builder", "html"]
     result = subprocess.run(cmd, cwd=ROOT)

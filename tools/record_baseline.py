@@ -23,6 +23,16 @@ from attnspec.rerun import resolve_chapter  # noqa: E402
 CHECK = "nbval-check-output"
 
 
+GLUE = "application/papermill.record/"
+
+
+def is_checkable(output):
+    """Text that nbval compares: printed streams, results, and myst-nb glue records."""
+    if output.output_type in ("stream", "execute_result"):
+        return True
+    return output.output_type == "display_data" and all(k.startswith(GLUE) for k in output.data)
+
+
 def normalise(nb):
     """Strip outputs except checked cells; set the python3 kernelspec; drop volatile metadata."""
     nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python",
@@ -36,7 +46,7 @@ def normalise(nb):
             continue
         tags = cell.metadata.get("tags", [])
         if CHECK in tags:
-            cell.outputs = [o for o in cell.outputs if o.output_type in ("stream", "execute_result")]
+            cell.outputs = [o for o in cell.outputs if is_checkable(o)]
             for output in cell.outputs:
                 if output.output_type == "execute_result":
                     output.data = {k: v for k, v in output.data.items() if k == "text/plain"}

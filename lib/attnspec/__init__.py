@@ -56,10 +56,19 @@ _EXPORTS = {
     "check_parameters": "parameters",
 }
 
+# modules reachable as attributes (``attnspec.plotting.book_style()``)
+_SUBMODULES = {"hermite", "models", "equivalents", "multihead", "spectra", "laws",
+               "multihead_laws", "sweeps", "parameters", "plotting", "chapter_parameters",
+               "rerun", "cli"}
+
 __all__ = sorted(_EXPORTS)
 
 
 def __getattr__(name):
+    if name in _SUBMODULES:
+        value = _import_module(f"attnspec.{name}")
+        globals()[name] = value
+        return value
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'attnspec' has no attribute {name!r}")
@@ -69,4 +78,4 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(list(globals()) + __all__)
+    return sorted(set(globals()) | set(__all__) | _SUBMODULES)

@@ -49,12 +49,9 @@ def build_parser():
     chapters = sub.add_parser("chapters", help="list the chapters and their parameters")
     chapters.set_defaults(func=_chapters)
 
-    try:
-        from attnspec import _cli_law
-    except ImportError:  # the law command lands with attnspec.laws
-        _cli_law = None
-    if _cli_law is not None:
-        _cli_law.add_parser(sub)
+    from attnspec import _cli_law
+
+    _cli_law.add_parser(sub)
     return parser
 
 
@@ -66,6 +63,12 @@ def main(argv=None):
     except (ParameterError, FileNotFoundError) as exc:
         print(f"attnspec {args.command}: {exc}", file=sys.stderr)
         return 2
+    except Exception as exc:  # a chapter that raised: papermill's message names the cell
+        if type(exc).__name__ != "PapermillExecutionError":
+            raise
+        print(f"attnspec {args.command}: the chapter failed; nothing was written.\n{exc}",
+              file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

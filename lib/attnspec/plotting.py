@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["book_style", "spectrum_histogram", "sorted_spectrum", "law_curve", "COLORS"]
+__all__ = ["book_style", "spectrum_histogram", "sorted_spectrum", "law_curve", "COLORS",
+           "histogram_over_sorted"]
 
 #: One colour per role, used consistently across the book.
 COLORS = {
@@ -62,6 +63,16 @@ def law_curve(ax, law, *, points=400, upper=None, label=None, color=None, ls="-"
     return ax
 
 
+def bulk_ylim(ax, law, *, quantile=0.1, headroom=1.2):
+    """Scale the y-axis to the bulk of ``law``, cutting the hard-edge spike at 0.
+
+    Near 0 the density of squared singular values may diverge like t^{-1/2}; the axis is set
+    to ``headroom`` times the density at the ``quantile`` of the law, so the bulk is readable.
+    """
+    ax.set_ylim(0, headroom * float(law.pdf(law.ppf(quantile))))
+    return ax
+
+
 def sorted_spectrum(ax, values, *, label=None, color=None, ls="-", lw=1.5):
     """Plot squared singular values in decreasing order against their rank (k = 1, 2, ...)."""
     values = np.sort(np.ravel(values))[::-1]
@@ -69,3 +80,93 @@ def sorted_spectrum(ax, values, *, label=None, color=None, ls="-", lw=1.5):
     ax.set_xlabel("rank $k$")
     ax.set_ylabel("$s_k^2$")
     return ax
+
+
+def histogram_over_sorted(spectra, labels, *, law=None, reference=None, columns=3, bins=60,
+                          upper=None, colors=None, law_label=None, reference_label=None,
+                          offset=0, first_full_bin=1, figsize=None):
+    """Panels of spectra, each a histogram above its sorted values (the stepwise figure, ch. 4).
+
+    Parameters
+    ----------
+    spectra : dict
+        Name → list of per-draw spectra (1-D arrays of equal length), in panel order.
+    labels : dict
+        Name → panel title (LaTeX allowed).
+    law : law object, optional
+        Drawn on every histogram (``pdf``), and its quantiles ``ppf(1 − (k − ½)/n)`` on every
+        sorted panel (the k-th largest of n values it predicts).
+    reference : dict, optional
+        Name → name of the spectrum drawn dashed on the sorted panel (e.g. the previous step).
+    columns : int
+        Panels per row; each row of panels is a row of histograms over a row of sorted plots.
+    bins, upper : int, float
+        Histogram bins on ``[0, upper]`` (default: the largest value shown).
+    colors : dict, optional
+        Name → colour (default: the softmax colour).
+    law_label, reference_label : str, optional
+        Legend entries of the law and of the dashed reference (first panel only).
+    offset : int
+        Number of largest values removed from every spectrum before the call: ranks are
+        shown as k = offset + 1, offset + 2, … and the quantiles use n = length + offset.
+    first_full_bin : int
+        The histograms' vertical axis is cut at 1.3 times the tallest bin from this one on
+        (default 1: only the first bin may be cut, where a density like t^{-1/2} at a hard edge
+        would flatten everything else); 0 shows every bin in full.
+    figsize : tuple, optional
+        Default: 3 inches per column, 4.4 inches per row of panels.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Notes
+    -----
+    The sorted panels show the mean over draws of the k-th largest value, against k.
+    """
+    import matplotlib.pyplot as plt
+
+    names = list(spectra)
+    rows = -(-len(names) // columns)
+    fig, axes = plt.subplots(2 * rows, columns, figsize=figsize or (3.0 * columns, 4.4 * rows),
+                             gridspec_kw={"height_ratios": [1.2, 1.0] * rows}, squeeze=False)
+    means = {name: np.mean([np.sort(np.ravel(s))[::-1] for s in spectra[name]], axis=0)
+             for name in names}
+    top = upper or max(float(np.max(means[name])) for name in names) * 1.05
+    for index, name in enumerate(names):
+        row, col = divmod(index, columns)
+        hist_ax, sort_ax = axes[2 * row, col], axes[2 * row + 1, col]
+        color = (colors or {}).get(name, COLORS["softmax"])
+        pooled = np.concatenate([np.ravel(s) for s in spectra[name]])
+        heights, _, _ = hist_ax.hist(pooled, bins=bins, range=(0, top), density=True,
+                                     histtype="stepfilled", alpha=0.45, color=color,
+                                     edgecolor="none", label="simulated")
+        hist_ax.set_title(labels[name], fontsize=10)
+        hist_ax.set_xlabel("$s^2$")
+        ranks = np.arange(1, means[name].size + 1) + offset
+        sort_ax.plot(ranks, means[name], color=color, lw=1.5, label="simulated")
+        if reference and reference.get(name) in means:
+            sort_ax.plot(ranks, means[reference[name]], color="0.35", ls="--", lw=1,
+                         label=reference_label)
+        if law is not None:
+            law_curve(hist_ax, law, upper=top, lw=1.2, label=law_label)
+            quantiles = law.ppf(1 - (ranks - 0.5) / (ranks.size + offset))
+            sort_ax.plot(ranks, quantiles, color=COLORS["theory"], lw=0.8, label=law_label)
+        if first_full_bin:  # a hard edge at 0 (c = 1): cut the first bins, not the bulk
+            hist_ax.set_ylim(0, 1.3 * np.max(heights[first_full_bin:]))
+        sort_ax.set_xlabel("rank $k$")
+        if col == 0:
+            hist_ax.set_ylabel("density")
+            sort_ax.set_ylabel("$s_k^2$")
+    for index in range(len(names), rows * columns):
+        row, col = divmod(index, columns)
+        axes[2 * row, col].set_visible(False)
+        axes[2 * row + 1, col].set_visible(False)
+    entries = {}
+    for ax in axes.ravel():
+        for handle, text in zip(*ax.get_legend_handles_labels()):
+            entries.setdefault(text, handle)
+    fig.legend(list(entries.values()), list(entries), loc="upper center", ncol=len(entries),
+               fontsize=9)
+    fig.tight_layout(rect=(0, 0, 1, 0.97))
+    return fig

@@ -77,7 +77,7 @@ def rerun_chapter(chapter, values=None, *, book_root=None, output_dir=None, quic
     out_dir = Path(output_dir or root / "_build" / "reruns")
     out_dir.mkdir(parents=True, exist_ok=True)
     final = out_dir / output_name(path.stem, checked)
-    partial = final.with_name(final.name + ".partial")
+    partial = final.with_name(final.stem + ".partial.ipynb")
     try:
         papermill.execute_notebook(str(path), str(partial), parameters=checked,
                                    cwd=str(path.parent), kernel_name="python3",

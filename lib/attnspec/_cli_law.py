@@ -1,0 +1,77 @@
+"""The ``attnspec law`` subcommand: print the edges, moments and density of ν_∞(β, c)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import numpy as np
+
+__all__ = ["add_parser", "run", "report"]
+
+
+def add_parser(subparsers):
+    """Register ``law`` on an ``argparse`` subparsers object; returns the new parser."""
+    parser = subparsers.add_parser(
+        "law", help="print the edges, moments and density of the limit law ν_∞(β, c)",
+        description="Numbers of the limit law ν_∞(β, c) of the squared singular values of "
+                    "√ℓ A^⊥ (MATH.md §3): support edges, the Marchenko–Pastur edge 4s, exact "
+                    "moments and optionally a density table.")
+    parser.add_argument("--beta", type=float, default=1.0, help="inverse temperature β > 0")
+    parser.add_argument("--c", type=float, default=1.0, help="aspect ratio c = ℓ/d_qk > 0")
+    parser.add_argument("--moments", type=int, default=4, metavar="K",
+                        help="print the moments of order 1..K (default 4)")
+    parser.add_argument("--table", type=int, default=0, metavar="N",
+                        help="print the density and CDF at N points of the support")
+    parser.set_defaults(func=run)
+    return parser
+
+
+def report(beta=1.0, c=1.0, moments=4, table=0):
+    """The text printed by ``attnspec law`` (a list of lines)."""
+    from attnspec._validation import check_int
+    from attnspec.laws import AttentionLaw
+
+    moments = check_int("moments", moments, min=0)
+    table = check_int("table", table, min=0)
+    law = AttentionLaw(beta, c)
+    edges = law.edges()
+    right = edges[-1]
+    lines = [f"{law!r}: squared singular values of sqrt(ell) A_perp (MATH.md §3)",
+             f"  s = e^(beta^2) - 1      {law.s:.10g}",
+             f"  alpha^2 (noise)         {law.noise_variance:.10g}",
+             f"  support                 {', '.join(f'[{a:.10g}, {b:.10g}]' for a, b in zip(edges[::2], edges[1::2]))}",
+             f"  right edge              {right:.10g}",
+             f"  MP edge 4s              {law.mp_edge():.10g}",
+             f"  ratio                   {right / law.mp_edge():.6f}"]
+    if moments:
+        lines.append("  moments (exact)")
+        for k in range(1, moments + 1):
+            lines.append(f"    m{k:<3d}{law.moment(k):>24.12g}")
+    if table:
+        x = np.linspace(0.0, right, table + 2)[1:-1] if table > 0 else np.empty(0)
+        pdf, cdf = law.pdf(x), law.cdf(x)
+        lines.append(f"  {'x':>16} {'pdf':>16} {'cdf':>16}")
+        lines += [f"  {a:16.8g} {b:16.8g} {c_:16.10f}" for a, b, c_ in zip(x, pdf, cdf)]
+    return lines
+
+
+def run(args):
+    """Print the report for the parsed ``args`` (``beta``, ``c``, ``moments``, ``table``).
+
+    Returns the exit status: 0, or 2 after a one-line message on stderr for bad parameters.
+    """
+    try:
+        lines = report(args.beta, args.c, getattr(args, "moments", 4), getattr(args, "table", 0))
+    except ValueError as exc:
+        print(f"attnspec law: {exc}", file=sys.stderr)
+        return 2
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    _parser = argparse.ArgumentParser(prog="attnspec")
+    add_parser(_parser.add_subparsers(dest="command", required=True))
+    _args = _parser.parse_args()
+    raise SystemExit(_args.func(_args))
