@@ -1,0 +1,176 @@
+"""Gaussian-equivalent models of single-head attention: the linear model, the stepwise chain, MP."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.polynomial.hermite_e import hermeval
+
+from ._validation import check_float, check_int, check_rng
+from .hermite import hermite_coefficients, noise_variance, truncated_noise_variance
+from .models import _gaussian_factors, _project_rows, _scores, _softmax_rows
+
+__all__ = ["linear_equivalent", "stepwise_chain", "mp_surrogate", "STEPWISE_KEYS"]
+
+#: Keys of :func:`stepwise_chain`, in the order of the figure (MATH.md §4).
+STEPWISE_KEYS = ("softmax", "Y", "Y_f", "Y_Q", "Y_Q_lin", "Y_f_lin")
+
+
+def _check_common(ell, d_qk, beta):
+    return (check_int("ell", ell, min=2), check_int("d_qk", d_qk, min=1),
+            check_float("beta", beta, min=0, min_open=True))
+
+
+def linear_equivalent(ell, d_qk, beta, rng=None):
+    r"""Sample the linear Gaussian-equivalent model Y_lin (MATH.md §2).
+
+    Parameters
+    ----------
+    ell : int
+        Number of tokens ℓ ≥ 2.
+    d_qk : int
+        Query/key width d_qk ≥ 1 (c = ℓ/d_qk).
+    beta : float
+        Inverse temperature β > 0 (finite).
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        Source of randomness. Q and K are drawn first, exactly as in
+        :func:`attnspec.softmax_attention`, so the same seed couples the two models
+        (same Q, K); Z is drawn afterwards.
+
+    Returns
+    -------
+    numpy.ndarray
+        ℓ×ℓ float64 matrix whose squared singular values have the same limit law ν_∞(β, c)
+        as those of √ℓ A^⊥.
+
+    Notes
+    -----
+    .. math:: Y_{\mathrm{lin}} = \bigl(\alpha Z + \beta\, Q K^\top/\sqrt{d_{qk}}\bigr)/\sqrt{\ell},
+              \qquad \alpha^2 = e^{\beta^2} - 1 - \beta^2,
+
+    with Q, K ∈ ℝ^{ℓ×d_qk} and Z ∈ ℝ^{ℓ×ℓ} independent, i.i.d. N(0, 1). Moments of the
+    squared singular values: m₁ → s = e^{β²} − 1, m₂ → 2s² + cβ⁴.
+    """
+    ell, d_qk, beta = _check_common(ell, d_qk, beta)
+    rng = check_rng(rng)
+    Q, K = _gaussian_factors(ell, d_qk, rng)
+    Y = _scores(Q, K)
+    Y *= beta
+    Z = rng.standard_normal((ell, ell))
+    Z *= math.sqrt(noise_variance(beta))
+    Y += Z
+    Y *= 1.0 / math.sqrt(ell)
+    return Y
+
+
+def stepwise_chain(ell, d_qk, beta, rng=None, *, degree=3):
+    r"""The six matrices of the stepwise-approximation figure, from one draw (MATH.md §4).
+
+    Parameters
+    ----------
+    ell : int
+        Number of tokens ℓ ≥ 2.
+    d_qk : int
+        Query/key width d_qk ≥ 1.
+    beta : float
+        Inverse temperature β > 0 (finite). ``Y`` and ``Y_f`` use e^{βS} without the softmax
+        normalisation and overflow once β·max S ≳ 700 (far outside the regime of §4).
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        Source of randomness. Q, K are drawn first (as in :func:`attnspec.softmax_attention`,
+        so ``chain["softmax"]`` equals ``centered(softmax_attention(...))`` for the same
+        seed), then one Z shared by the two linear steps.
+    degree : int
+        Hermite truncation degree Q ≥ 1 of ``Y_Q`` and ``Y_Q_lin``.
+
+    Returns
+    -------
+    dict
+        Ordered as :data:`STEPWISE_KEYS`; every value an ℓ×ℓ float64 array, all built from
+        the same S = Q Kᵀ/√d_qk:
+
+        ============  ==========================================================
+        key           matrix
+        ============  ==========================================================
+        ``softmax``   √ℓ A^⊥ = √ℓ softmax(βS) P
+        ``Y``         (e^{βS − β²/2} − 11ᵀ) P/√ℓ  (row sums replaced by their mean)
+        ``Y_f``       f(S)/√ℓ, f(x) = e^{βx − β²/2} − 1  (centring projector dropped)
+        ``Y_Q``       Σ_{k=1}^{Q} βᵏ Heₖ(S)/k! /√ℓ  (Hermite terms above Q dropped)
+        ``Y_Q_lin``   (βS + α_Q Z)/√ℓ, α_Q² = Σ_{k=2}^{Q} β^{2k}/k!
+        ``Y_f_lin``   (βS + αZ)/√ℓ, α² = e^{β²} − 1 − β²  (the linear model)
+        ============  ==========================================================
+
+    Notes
+    -----
+    The chain is **this companion's reconstruction** of the figure of paper 1, consistent
+    with its caption (MATH.md §4, [reconstructed]); the definitions above are ours, not
+    quotations. Since 11ᵀP = 0, ``Y`` is computed as e^{βS − β²/2} P/√ℓ. Memory: eight ℓ×ℓ
+    float64 arrays (the six outputs, S and Z).
+    """
+    ell, d_qk, beta = _check_common(ell, d_qk, beta)
+    degree = check_int("degree", degree, min=1)
+    rng = check_rng(rng)
+    root = math.sqrt(ell)
+    Q, K = _gaussian_factors(ell, d_qk, rng)
+    S = _scores(Q, K)
+    Z = rng.standard_normal((ell, ell))
+
+    chain = {}
+    softmax = _project_rows(_softmax_rows(S, beta))
+    softmax *= root
+    chain["softmax"] = softmax
+
+    E = S * beta
+    E -= beta * beta / 2
+    np.exp(E, out=E)                       # e^{βS − β²/2}
+    Y = _project_rows(E)
+    Y /= root
+    chain["Y"] = Y
+    E -= 1.0
+    E /= root
+    chain["Y_f"] = E
+
+    coefficients = hermite_coefficients(beta, degree)
+    coefficients[0] = 0.0                  # the degree-0 term is the removed 11ᵀ
+    Y_Q = hermeval(S, coefficients)
+    Y_Q /= root
+    chain["Y_Q"] = Y_Q
+
+    linear = S * beta
+    chain["Y_Q_lin"] = (linear + math.sqrt(truncated_noise_variance(beta, degree)) * Z) / root
+    linear += math.sqrt(noise_variance(beta)) * Z
+    linear /= root
+    chain["Y_f_lin"] = linear
+    return chain
+
+
+def mp_surrogate(ell, beta, rng=None):
+    r"""Marchenko–Pastur surrogate of the i.i.d.-score model (MATH.md §2, §4).
+
+    Parameters
+    ----------
+    ell : int
+        Size ℓ ≥ 2.
+    beta : float
+        Inverse temperature β > 0 (finite).
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        Source of randomness.
+
+    Returns
+    -------
+    numpy.ndarray
+        ℓ×ℓ float64 matrix √s Z/√ℓ, s = e^{β²} − 1, Z i.i.d. N(0, 1).
+
+    Notes
+    -----
+    Its squared singular values follow MP(ratio 1, scale s): mean s, second moment 2s²,
+    right edge 4s. This is the Gaussian stand-in of the prior model (i.i.d. scores,
+    :func:`attnspec.iid_score_attention`), which the papers show is *not* the law of
+    attention: same mean, but a second moment smaller by cβ⁴.
+    """
+    ell = check_int("ell", ell, min=2)
+    beta = check_float("beta", beta, min=0, min_open=True)
+    rng = check_rng(rng)
+    Z = rng.standard_normal((ell, ell))
+    Z *= math.sqrt(math.expm1(beta * beta) / ell)
+    return Z

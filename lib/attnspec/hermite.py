@@ -1,0 +1,187 @@
+"""Hermite expansion of the exponential: the constants α(β), α_Q(β) of the Gaussian equivalence."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import check_float, check_int
+
+__all__ = ["noise_variance", "alpha", "truncated_noise_variance", "hermite_coefficients",
+           "hermite_he"]
+
+# Below this value of x = β², α² = e^x − 1 − x is summed as a series (see noise_variance).
+_SERIES_BELOW = 0.5
+_SERIES_TERMS = 24  # x^k/k! < 1e-17 · x²/2 for k ≥ 24 when x < 0.5
+
+
+def _check_beta(beta):
+    """Validate β > 0 finite: a scalar gives a float, an array-like gives a float64 array."""
+    if np.ndim(beta) == 0:
+        return check_float("beta", beta if not isinstance(beta, np.ndarray) else beta.item(),
+                           min=0, min_open=True)
+    values = np.asarray(beta, dtype=np.float64)
+    bad = ~(np.isfinite(values) & (values > 0))
+    if bad.any():
+        index = tuple(int(i) for i in np.unravel_index(np.argmax(bad), values.shape))
+        raise ValueError("beta must contain only finite numbers > 0; "
+                         f"got beta={float(values[index])!r} at index {index}")
+    return values
+
+
+def noise_variance(beta):
+    r"""Noise variance α² of the Gaussian equivalence (MATH.md §2).
+
+    Parameters
+    ----------
+    beta : float or array_like
+        Inverse temperature β > 0 (finite). Arrays are evaluated elementwise.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        α² (float for a scalar β, float64 array otherwise).
+
+    Notes
+    -----
+    The exponential has the Hermite expansion
+    :math:`e^{\beta g-\beta^2/2} = \sum_{k\ge0} \beta^k \mathrm{He}_k(g)/k!`; the part of its
+    variance beyond degree one is
+
+    .. math:: \alpha^2 = \sum_{k\ge2} \frac{\beta^{2k}}{k!} = e^{\beta^2} - 1 - \beta^2 .
+
+    It is computed as ``expm1(β²) − β²``; for β² < 0.5 that subtraction would lose digits
+    (relative error ~ 2ε/β²), so the series is summed instead. Relative error ≤ 1e-15 for
+    every β.
+
+    Examples
+    --------
+    >>> round(noise_variance(1.0), 12)
+    0.718281828459
+    """
+    beta = _check_beta(beta)
+    x = np.asarray(beta, dtype=np.float64) ** 2
+    with np.errstate(over="ignore"):
+        large = np.expm1(x) - x
+    # series x²/2! + x³/3! + ... by Horner-like accumulation of the terms
+    term = x * x / 2.0
+    series = np.zeros_like(x)
+    for k in range(3, _SERIES_TERMS + 3):
+        series = series + term
+        term = term * x / k
+    result = np.where(x < _SERIES_BELOW, series, large)
+    return float(result) if np.ndim(beta) == 0 else result
+
+
+def alpha(beta):
+    r"""Noise amplitude α = √(e^{β²} − 1 − β²) of the linear model (MATH.md §2).
+
+    Parameters
+    ----------
+    beta : float or array_like
+        Inverse temperature β > 0 (finite).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        :math:`\alpha = \sqrt{e^{\beta^2}-1-\beta^2}` (see :func:`noise_variance`).
+
+    Examples
+    --------
+    >>> round(alpha(1.0), 12)
+    0.847515090402
+    """
+    value = np.sqrt(noise_variance(beta))
+    return float(value) if np.ndim(value) == 0 else value
+
+
+def truncated_noise_variance(beta, Q):
+    r"""Noise variance α_Q² of the degree-Q truncation (MATH.md §2 and the table of §4).
+
+    Parameters
+    ----------
+    beta : float
+        Inverse temperature β > 0 (finite).
+    Q : int
+        Highest Hermite degree kept, Q ≥ 1 (Q = 1 keeps only the linear term: α_1² = 0).
+
+    Returns
+    -------
+    float
+        :math:`\alpha_Q^2 = \sum_{k=2}^{Q} \beta^{2k}/k!`, which increases to
+        :func:`noise_variance` as Q → ∞.
+
+    Examples
+    --------
+    >>> truncated_noise_variance(1.0, 3)  # 1/2 + 1/6
+    0.6666666666666666
+    """
+    beta = check_float("beta", beta, min=0, min_open=True)
+    Q = check_int("Q", Q, min=1)
+    x = beta * beta
+    total, term = 0.0, x  # term = x^k / k! at k = 1
+    for k in range(2, Q + 1):
+        term *= x / k
+        total += term
+    return total
+
+
+def hermite_coefficients(beta, kmax):
+    r"""Hermite coefficients βᵏ/k!, k = 0..kmax, of e^{βg − β²/2} (MATH.md §2).
+
+    Parameters
+    ----------
+    beta : float
+        Inverse temperature β > 0 (finite).
+    kmax : int
+        Highest degree, kmax ≥ 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 array ``c`` of length kmax + 1 with ``c[k]`` = βᵏ/k!, so that
+        :math:`e^{\beta g-\beta^2/2} = \sum_k c_k \mathrm{He}_k(g)`. Built as a running product
+        (c_k = c_{k−1} β/k), so no factorial overflows.
+
+    Examples
+    --------
+    >>> hermite_coefficients(2.0, 3)
+    array([1.        , 2.        , 2.        , 1.33333333])
+    """
+    beta = check_float("beta", beta, min=0, min_open=True)
+    kmax = check_int("kmax", kmax, min=0)
+    ratios = np.full(kmax + 1, beta, dtype=np.float64) / np.maximum(np.arange(kmax + 1), 1)
+    ratios[0] = 1.0
+    return np.cumprod(ratios)
+
+
+def hermite_he(k, x):
+    r"""Probabilists' Hermite polynomial Heₖ(x) (MATH.md §2).
+
+    Parameters
+    ----------
+    k : int
+        Degree, k ≥ 0.
+    x : float or array_like
+        Points; evaluated elementwise.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Heₖ(x) in float64, from the three-term recurrence
+        :math:`\mathrm{He}_0 = 1,\ \mathrm{He}_1 = x,\
+        \mathrm{He}_{j+1}(x) = x\,\mathrm{He}_j(x) - j\,\mathrm{He}_{j-1}(x)`.
+        They are orthogonal under N(0, 1): E[Heⱼ(g) Heₖ(g)] = k! δⱼₖ.
+
+    Examples
+    --------
+    >>> hermite_he(3, 2.0)  # x³ − 3x
+    2.0
+    """
+    k = check_int("k", k, min=0)
+    x = np.asarray(x, dtype=np.float64)
+    previous, current = np.ones_like(x), x.copy()
+    if k == 0:
+        current = previous
+    for j in range(1, k):
+        previous, current = current, x * current - j * previous
+    return float(current) if current.ndim == 0 else current

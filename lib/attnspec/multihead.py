@@ -1,0 +1,194 @@
+"""Centred multi-head attention output under weight ties, and its Gaussian equivalent."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._validation import ParameterTypeError, check_choice, check_float, check_int, check_rng
+from .hermite import noise_variance
+from .models import _scores, _softmax_rows, orthonormal_input
+
+__all__ = ["multihead_output", "TIES"]
+
+#: Weight-tie variants of MATH.md §6, in the order of its table.
+TIES = ("none", "mqa", "gqa", "shared_values", "cross_kv", "kv", "output_keys", "shared_pattern")
+
+# ties under which V_h is a key matrix, so the value width must equal the key width
+_VALUES_ARE_KEYS = ("cross_kv", "kv")
+
+
+def _layout(tie, heads, groups):
+    """For each head h: (query index, key index, value source).
+
+    The value source is ("value", j) for the j-th value matrix or ("key", j) for the j-th
+    key matrix. Heads with equal (query, key) indices share their score matrix.
+    """
+    H = heads
+    if tie == "mqa":
+        return [(h, 0, ("value", 0)) for h in range(H)]
+    if tie == "gqa":
+        size = H // groups
+        return [(h, h // size, ("value", h // size)) for h in range(H)]
+    if tie == "shared_values":
+        return [(h, h, ("value", 0)) for h in range(H)]
+    if tie == "cross_kv":
+        return [(h, h, ("key", (h + 1) % H)) for h in range(H)]
+    if tie == "kv":
+        return [(h, h, ("key", h)) for h in range(H)]
+    if tie == "shared_pattern":
+        return [(0, 0, ("value", h)) for h in range(H)]
+    return [(h, h, ("value", h)) for h in range(H)]  # none, output_keys
+
+
+def _check_arguments(ell, d, heads, beta, tie, d_head, d_value, groups, equivalent):
+    ell = check_int("ell", ell, min=2)
+    d = check_int("d", d, min=1)
+    if ell > d:
+        raise ValueError(f"ell must be <= d (the input X has orthonormal rows); got ell={ell}, "
+                         f"d={d}")
+    heads = check_int("heads", heads, min=1)
+    beta = check_float("beta", beta, min=0, min_open=True)
+    tie = check_choice("tie", tie, TIES)
+    if (d_head is None or d_value is None) and d % heads:
+        raise ValueError(f"heads must divide d under the standard allocation d_head = d_value = "
+                         f"d/heads; got heads={heads}, d={d} (choose heads dividing d, or pass "
+                         "d_head and d_value)")
+    d_head = d // heads if d_head is None else check_int("d_head", d_head, min=1)
+    d_value = d // heads if d_value is None else check_int("d_value", d_value, min=1)
+    if (tie in _VALUES_ARE_KEYS or tie == "output_keys") and d_value != d_head:
+        raise ValueError(f"tie={tie!r} needs d_value == d_head; got d_value={d_value}, "
+                         f"d_head={d_head}")
+    if tie == "gqa":
+        if groups is None:
+            raise ValueError("groups is required with tie='gqa' (a number of groups >= 1 "
+                             f"dividing heads={heads}); got groups=None")
+        groups = check_int("groups", groups, min=1, max=heads)
+        if heads % groups:
+            raise ValueError(f"groups must divide heads={heads}; got groups={groups}")
+    elif groups is not None:
+        raise ValueError(f"groups is only used with tie='gqa'; got groups={groups!r} with "
+                         f"tie={tie!r}")
+    if not isinstance(equivalent, (bool, np.bool_)):
+        raise ParameterTypeError(f"equivalent must be True or False; got "
+                                 f"equivalent={equivalent!r}")
+    return ell, d, heads, beta, tie, d_head, d_value, groups, bool(equivalent)
+
+
+def multihead_output(ell, d, heads, beta, tie="none", d_head=None, d_value=None, groups=None,
+                     equivalent=False, rng=None):
+    r"""Sample Y = √(ℓ/d) O^⊥, the centred multi-head attention output (MATH.md §6).
+
+    Parameters
+    ----------
+    ell : int
+        Number of tokens, 2 ≤ ℓ ≤ d.
+    d : int
+        Embedding width d.
+    heads : int
+        Number of heads H ≥ 1.
+    beta : float
+        Inverse temperature β > 0 (finite).
+    tie : str
+        Weight tie, one of :data:`TIES` (table below).
+    d_head, d_value : int, optional
+        Query/key width d_h and value width d_v; default d/H each (standard allocation
+        H d_h = H d_v = d, which needs H to divide d). ``kv``, ``cross_kv`` and
+        ``output_keys`` need d_v = d_h.
+    groups : int, optional
+        Number of key–value groups for ``tie="gqa"`` (must divide H); only used there.
+    equivalent : bool
+        Sample the Gaussian-equivalent model instead: each A_h^⊥ is replaced by
+        (βS_h + αZ_h)P/ℓ, α² = e^{β²} − 1 − β², keeping every weight tie, with **one noise
+        matrix Z per distinct score matrix** (``shared_pattern`` shares one Z).
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        Source of randomness. All weights are drawn before any noise, so the same seed gives
+        the softmax model and its Gaussian equivalent with the same weights.
+
+    Returns
+    -------
+    numpy.ndarray
+        ℓ×d float64 matrix Y; its squared singular values are the observable of §6.
+
+    Notes
+    -----
+    Heads h = 1..H with Q_h = X W_Q^h, K_h = X W_K^h, V_h = X W_V^h (N(0, 1) weights),
+    S_h = Q_h K_hᵀ/√d_h, A_h = softmax(βS_h), and W_O^h ∈ ℝ^{d_v×d} with N(0, 1/(H d_v))
+    entries:
+
+    .. math:: Y = \sqrt{\ell/d}\; \sum_h A_h P\, V_h W_O^h,
+              \qquad P = I - \mathbf 1\mathbf 1^\top/\ell.
+
+    As X has orthonormal rows, Q_h, K_h, V_h are sampled directly as i.i.d. N(0, 1) ℓ×d_h
+    (ℓ×d_v) matrices (MATH.md §1), except for ``output_keys``, which builds X with
+    :func:`attnspec.orthonormal_input` because W_K^h is reused in the output. A_h P V_h is
+    computed as A_h (P V_h), centring the ℓ×d_v values instead of the ℓ×ℓ attention.
+
+    ==================  ==================================  ==============================
+    tie                 what is shared                      kind
+    ==================  ==================================  ==============================
+    ``none``            nothing (independent heads)         baseline
+    ``mqa``             K_h ≡ K, V_h ≡ V (multi-query)      across heads
+    ``gqa``             K, V shared within each of          across heads
+                        ``groups`` groups of H/groups heads
+                        (grouped-query)
+    ``shared_values``   V_h ≡ V                             across heads
+    ``cross_kv``        V_h = K_{h+1 mod H}                 across heads
+    ``kv``              W_V^h = W_K^h, so V_h = K_h         within a head
+    ``output_keys``     W_O^h = (W_K^h)ᵀ/√(H d_h)           output depends on keys
+    ``shared_pattern``  Q_h ≡ Q, K_h ≡ K (one pattern A)    contrast case
+    ==================  ==================================  ==============================
+
+    The variants and their claims are this companion's reconstruction from paper 2's abstract
+    (MATH.md §6, [reconstructed]). Closed-form moments: untied and across-head ties
+    m₁ = s = e^{β²} − 1; ``kv`` m₁ = s + β²ℓ/d_h.
+    """
+    (ell, d, heads, beta, tie, d_head, d_value, groups,
+     equivalent) = _check_arguments(ell, d, heads, beta, tie, d_head, d_value, groups, equivalent)
+    rng = check_rng(rng)
+    layout = _layout(tie, heads, groups)
+    n_queries = 1 + max(q for q, _, _ in layout)
+    n_keys = 1 + max(k for _, k, _ in layout)
+    n_values = 1 + max((v[1] for _, _, v in layout if v[0] == "value"), default=-1)
+
+    # weights first (same draws for softmax and GE), then one noise matrix per score matrix
+    if tie == "output_keys":
+        X = orthonormal_input(ell, d, rng)
+        W_Q = [rng.standard_normal((d, d_head)) for _ in range(n_queries)]
+        W_K = [rng.standard_normal((d, d_head)) for _ in range(n_keys)]
+        W_V = [rng.standard_normal((d, d_value)) for _ in range(n_values)]
+        queries, keys, values = ([X @ W for W in Ws] for Ws in (W_Q, W_K, W_V))
+        W_O = [W.T / math.sqrt(heads * d_head) for W in W_K]
+    else:
+        queries = [rng.standard_normal((ell, d_head)) for _ in range(n_queries)]
+        keys = [rng.standard_normal((ell, d_head)) for _ in range(n_keys)]
+        values = [rng.standard_normal((ell, d_value)) for _ in range(n_values)]
+        W_O = list(rng.standard_normal((heads, d_value, d)) / math.sqrt(heads * d_value))
+
+    centred_values = {}  # P V for each value source, computed once
+    for _, _, source in layout:
+        if source not in centred_values:
+            V = (values if source[0] == "value" else keys)[source[1]]
+            centred_values[source] = V - V.mean(axis=0, keepdims=True)
+
+    heads_of_score = {}  # (query, key) -> heads sharing that score matrix, in head order
+    for h, (q, k, _) in enumerate(layout):
+        heads_of_score.setdefault((q, k), []).append(h)
+
+    noise = math.sqrt(noise_variance(beta))
+    O = np.zeros((ell, d))
+    for (q, k), members in heads_of_score.items():
+        S = _scores(queries[q], keys[k])
+        if equivalent:
+            S *= beta
+            S += noise * rng.standard_normal((ell, ell))
+            S /= ell                                     # (βS + αZ)/ℓ; P is applied to V
+            core = S
+        else:
+            core = _softmax_rows(S, beta, out=S)
+        for h in members:
+            output_weight = W_O[h] if tie != "output_keys" else W_O[layout[h][1]]
+            O += (core @ centred_values[layout[h][2]]) @ output_weight
+    O *= math.sqrt(ell / d)
+    return O

@@ -1,0 +1,286 @@
+"""Spectra of sampled matrices: squared singular values, moments with errors, distances, IPR."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+
+from ._validation import check_int
+from .models import _check_matrix
+
+__all__ = ["squared_singular_values", "moments_with_se", "ks_distance", "wasserstein1",
+           "inverse_participation_ratio"]
+
+_TAIL_POINTS = 1024  # tail quadrature of wasserstein1: 4×this uniform + this per end
+
+
+def _gram(M):
+    """The smaller Gram matrix (M Mᵀ or Mᵀ M) in float64."""
+    M = np.asarray(M, dtype=np.float64)
+    return M @ M.T if M.shape[0] <= M.shape[1] else M.T @ M
+
+
+def squared_singular_values(M, drop_top=0):
+    r"""Squared singular values of M, largest first, optionally without the top few (MATH.md §1).
+
+    Parameters
+    ----------
+    M : array_like
+        m×n real matrix (e.g. ``centered(A)``), computed in float64.
+    drop_top : int
+        Number of largest values to remove (outliers, MATH.md §4–5), 0 ≤ drop_top < min(m, n).
+
+    Returns
+    -------
+    numpy.ndarray
+        The min(m, n) − drop_top values :math:`s_k^2` sorted in descending order, float64.
+
+    Notes
+    -----
+    Computed as the eigenvalues of the smaller Gram matrix (M Mᵀ if m ≤ n, else Mᵀ M) with
+    ``scipy.linalg.eigh(eigvals_only=True)`` — never an SVD with vectors. Rounding can make
+    eigenvalues of a singular Gram matrix slightly negative; they are clipped at 0. Absolute
+    accuracy ~ 1e-15 · s_max². Raises ``ValueError`` if M has non-finite entries.
+    """
+    M = _check_matrix("M", M)
+    size = min(M.shape)
+    drop_top = check_int("drop_top", drop_top, min=0, max=size - 1)
+    gram = _gram(M)
+    try:
+        values = scipy.linalg.eigh(gram, eigvals_only=True, overwrite_a=True,
+                                   check_finite=True, driver="evd")
+    except ValueError:  # from check_finite
+        raise ValueError(f"M must have only finite entries; got M with shape {M.shape} "
+                         "containing inf or nan") from None
+    values = np.maximum(values[::-1], 0.0)
+    return values[drop_top:].copy() if drop_top else values
+
+
+def _as_spectra(spectra):
+    """A list of 1-D float64 arrays from a 2-D array (draws × values) or a list of 1-D arrays."""
+    if isinstance(spectra, np.ndarray) and spectra.ndim == 2:
+        rows = list(spectra.astype(np.float64, copy=False))
+    elif isinstance(spectra, np.ndarray) and spectra.ndim == 1:
+        rows = [spectra.astype(np.float64, copy=False)]
+    else:
+        rows = [np.asarray(row, dtype=np.float64) for row in spectra]
+    if not rows or any(row.ndim != 1 or row.size == 0 for row in rows):
+        raise ValueError("spectra must be a non-empty list of non-empty 1-D arrays (one per "
+                         f"draw) or a 2-D array; got {len(rows)} draws with shapes "
+                         f"{[row.shape for row in rows][:5]}")
+    return rows
+
+
+def moments_with_se(spectra, orders=(1, 2)):
+    r"""Moments of the empirical spectral law, averaged over draws, with standard errors.
+
+    Parameters
+    ----------
+    spectra : array_like or list of array_like
+        One spectrum per draw: a list of 1-D arrays (lengths may differ) or a 2-D array
+        (draws × values). A single 1-D array counts as one draw.
+    orders : sequence of int
+        Moment orders k ≥ 1.
+
+    Returns
+    -------
+    mean : numpy.ndarray
+        For each order k, the mean over draws r of :math:`m_k^{(r)} = \frac1n\sum_i
+        \lambda_{i,r}^k`.
+    se : numpy.ndarray
+        Standard error of that mean across draws, std(ddof=1)/√R; NaN when there is only one
+        draw (R = 1).
+
+    Notes
+    -----
+    Draws are independent, so the standard error is honest; the values within one draw are
+    not, which is why no within-draw error is reported. Used with the closed-form moments of
+    MATH.md §3 and §6 (e.g. ``abs(mean - theory) < 4 * se``).
+    """
+    rows = _as_spectra(spectra)
+    orders = [check_int("orders", k, min=1) for k in np.atleast_1d(orders).tolist()]
+    if not orders:
+        raise ValueError("orders must contain at least one integer >= 1; got orders=()")
+    per_draw = np.array([[np.mean(row ** k) for k in orders] for row in rows])
+    mean = per_draw.mean(axis=0)
+    if len(rows) < 2:
+        return mean, np.full(len(orders), np.nan)
+    return mean, per_draw.std(axis=0, ddof=1) / np.sqrt(len(rows))
+
+
+def _check_sample(name, sample):
+    values = np.asarray(sample, dtype=np.float64).ravel()
+    if values.size == 0 or not np.isfinite(values).all():
+        raise ValueError(f"{name} must be a non-empty array of finite numbers; got {name} with "
+                         f"{values.size} values")
+    return np.sort(values)
+
+
+def _as_cdf(other):
+    """A vectorised CDF and its support (or None) from a callable or a law object."""
+    support = None
+    if hasattr(other, "cdf"):
+        if hasattr(other, "support"):
+            support = tuple(float(v) for v in other.support())
+        other = other.cdf
+    if not callable(other):
+        return None, None
+    return (lambda x: np.asarray(other(x), dtype=np.float64)), support
+
+
+def ks_distance(sample, other):
+    r"""Kolmogorov–Smirnov distance of a sample to a second sample or to a CDF (MATH.md §5).
+
+    Parameters
+    ----------
+    sample : array_like
+        Values (e.g. squared singular values of one or several draws, pooled).
+    other : array_like, callable or law object
+        A second sample (two-sample statistic), a vectorised CDF ``F(x)``, or an object with
+        a ``cdf`` method (such as the laws of :mod:`attnspec.laws`).
+
+    Returns
+    -------
+    float
+        :math:`\sup_x |F_n(x) - G(x)|`, with G the second empirical CDF or the given CDF.
+        Exact for both: two samples are compared at every data point, a CDF at both sides of
+        every jump of F_n.
+    """
+    x = _check_sample("sample", sample)
+    n = x.size
+    cdf, _ = _as_cdf(other)
+    if cdf is None:
+        y = _check_sample("other", other)
+        points = np.concatenate([x, y])
+        gap = (np.searchsorted(x, points, side="right") / n
+               - np.searchsorted(y, points, side="right") / y.size)
+        return float(np.max(np.abs(gap)))
+    F = cdf(x)
+    steps = np.arange(1, n + 1) / n
+    return float(max(np.max(steps - F), np.max(F - (steps - 1.0 / n))))
+
+
+def wasserstein1(sample, other, *, cells_per_point=16):
+    r"""Wasserstein-1 distance of a sample to a second sample or to a CDF.
+
+    Parameters
+    ----------
+    sample : array_like
+        Values (e.g. a pooled spectrum).
+    other : array_like, callable or law object
+        A second sample, a vectorised CDF ``F(x)``, or an object with a ``cdf`` method (its
+        ``support()``, if present and finite, bounds the integral).
+    cells_per_point : int
+        For a CDF only: the data range is cut into ``cells_per_point`` × n equal cells, to
+        which the n data points are added.
+
+    Returns
+    -------
+    float
+        :math:`W_1 = \int |F_n(x) - G(x)|\,dx`.
+
+    Notes
+    -----
+    Two samples: exact (the integrand is piecewise constant between pooled data points).
+    A CDF F: trapezoid rule for |F_n − F| on the grid above (every cell lies in one gap of
+    the data, where F_n is constant), integrating exactly where F_n − F changes sign inside
+    a cell (exact when F is linear there). Outside the data it covers the support if known,
+    else extends the range until F < 1e-12 (left) and 1 − F < 1e-12 (right), on a grid
+    refined towards both ends of each tail. Measured relative error at the default: ≤ 5e-6
+    for n = 100 and ≤ 1e-6 for n ≥ 1000 (normal and exponential samples); a uniform law is
+    exact to rounding.
+    The CDF must be vectorised; it is evaluated at about 17 n + 10⁴ points.
+    """
+    cells_per_point = check_int("cells_per_point", cells_per_point, min=1)
+    x = _check_sample("sample", sample)
+    n = x.size
+    cdf, support = _as_cdf(other)
+    if cdf is None:
+        y = _check_sample("other", other)
+        grid = np.sort(np.concatenate([x, y]))
+        gap = np.abs(np.searchsorted(x, grid[:-1], side="right") / n
+                     - np.searchsorted(y, grid[:-1], side="right") / y.size)
+        return float(np.sum(gap * np.diff(grid)))
+    lo, hi = _cdf_range(cdf, x, support)
+    grid = np.union1d(x, np.linspace(x[0], x[-1], cells_per_point * n + 1))
+    F = cdf(grid)
+    level = np.searchsorted(x, grid[:-1], side="right") / n    # F_n on each cell
+    inner = _abs_trapezoid(np.diff(grid), level - F[:-1], level - F[1:])
+    # tails: ∫_lo^{x_1} F and ∫_{x_n}^{hi} (1 − F)
+    left = _two_sided_geometric_grid(lo, x[0])
+    right = _two_sided_geometric_grid(x[-1], hi)
+    F_left, F_right = cdf(left), 1.0 - cdf(right)
+    tails = (_abs_trapezoid(np.diff(left), F_left[:-1], F_left[1:])
+             + _abs_trapezoid(np.diff(right), F_right[:-1], F_right[1:]))
+    return float(inner + tails)
+
+
+def _two_sided_geometric_grid(a, b):
+    """Uniform points in [a, b], plus points refined geometrically (to 1e-12·(b − a)) at
+    both ends."""
+    tau = np.concatenate([np.linspace(0.0, 1.0, 4 * _TAIL_POINTS + 1),
+                          np.logspace(-12, -2, _TAIL_POINTS)])
+    return np.unique(np.concatenate([a + (b - a) * tau, b - (b - a) * tau]))
+
+
+def _abs_trapezoid(h, g0, g1):
+    """Σ ∫ |g| over cells of widths h where g is linear from g0 to g1.
+
+    Where g changes sign inside a cell the two triangles are integrated exactly,
+    (g₀² + g₁²)/(2(|g₀| + |g₁|)) · h, so the kink of |g| costs no accuracy.
+    """
+    same_sign = g0 * g1 >= 0
+    size = np.abs(g0) + np.abs(g1)
+    crossing = (g0**2 + g1**2) / (2 * np.where(same_sign, 1.0, size))
+    return float(np.sum(h * np.where(same_sign, size / 2, crossing)))
+
+
+def _cdf_range(cdf, x, support):
+    """Integration range covering the data and (to 1e-12) the mass of F."""
+    lo, hi = x[0], x[-1]
+    if support is not None and np.isfinite(support).all():
+        return min(lo, support[0]), max(hi, support[1])
+    step = max(hi - lo, 1e-12 * max(1.0, abs(hi)))
+    for _ in range(64):
+        if cdf(np.array([lo]))[0] <= 1e-12:
+            break
+        lo -= step
+        step *= 2
+    step = max(hi - x[0], 1e-12 * max(1.0, abs(hi)))
+    for _ in range(64):
+        if cdf(np.array([hi]))[0] >= 1 - 1e-12:
+            break
+        hi += step
+        step *= 2
+    return lo, hi
+
+
+def inverse_participation_ratio(M, k=5):
+    r"""Inverse participation ratios of the top-k left singular vectors of M (MATH.md §5).
+
+    Parameters
+    ----------
+    M : array_like
+        m×n real matrix (e.g. ``centered(A)``), m ≥ 1.
+    k : int
+        Number of leading singular vectors, 1 ≤ k ≤ m.
+
+    Returns
+    -------
+    numpy.ndarray
+        Length-k float64 array, largest singular value first, of
+        :math:`\mathrm{IPR}(u) = \sum_i u_i^4` for unit vectors u. A delocalised vector has
+        IPR ≈ 3/m; a vector on a single coordinate has IPR 1. Outliers of √ℓ A^⊥ have IPR
+        0.4–0.97 (MATH.md §5).
+
+    Notes
+    -----
+    The vectors are the top-k eigenvectors of M Mᵀ, computed with
+    ``scipy.linalg.eigh(subset_by_index=...)`` (no full SVD).
+    """
+    M = _check_matrix("M", M)
+    m = M.shape[0]
+    k = check_int("k", k, min=1, max=m)
+    M = np.asarray(M, dtype=np.float64)
+    _, vectors = scipy.linalg.eigh(M @ M.T, subset_by_index=[m - k, m - 1], overwrite_a=True)
+    return np.sum(vectors[:, ::-1] ** 4, axis=0)
