@@ -1,0 +1,415 @@
+"""Free-probability solver behind :class:`attnspec.MultiHeadLaw` (MATH.md §6, chapter A1).
+
+The limiting law of the squared singular values of the multi-head output is the end of a chain
+of free convolutions.  Every step of the chain is *explicit in the backward direction*: starting
+from one complex parameter ``p`` (the per-head variable) the chain returns the point ``z`` and the
+Cauchy transform ``G(z)`` of the output law.  Solving ``z(p) = x + i eta`` for ``p`` with Newton's
+method, continued down a ladder of ``eta``, gives the density.  The derivation is in
+``chapters/A1_multihead_law_derivation.md``; the names below follow it.
+
+Private module: the public surface is :mod:`attnspec.multihead_laws`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Chain", "Jet"]
+
+
+class Jet:
+    """A complex value with its derivative with respect to the Newton unknown (forward mode)."""
+
+    __slots__ = ("v", "d")
+
+    def __init__(self, v, d):
+        self.v, self.d = v, d
+
+    @staticmethod
+    def _lift(o):
+        return o if isinstance(o, Jet) else Jet(o, 0.0)
+
+    def __add__(self, o):
+        o = Jet._lift(o)
+        return Jet(self.v + o.v, self.d + o.d)
+
+    __radd__ = __add__
+
+    def __sub__(self, o):
+        o = Jet._lift(o)
+        return Jet(self.v - o.v, self.d - o.d)
+
+    def __rsub__(self, o):
+        return Jet._lift(o) - self
+
+    def __neg__(self):
+        return Jet(-self.v, -self.d)
+
+    def __mul__(self, o):
+        o = Jet._lift(o)
+        return Jet(self.v * o.v, self.d * o.v + self.v * o.d)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, o):
+        o = Jet._lift(o)
+        q = self.v / o.v
+        return Jet(q, (self.d - q * o.d) / o.v)
+
+    def __rtruediv__(self, o):
+        return Jet._lift(o) / self
+
+
+def jsqrt(u):
+    """Principal square root of a Jet."""
+    r = np.sqrt(u.v)
+    return Jet(r, u.d / (2 * r))
+
+
+def mp_cauchy(r, y):
+    """Cauchy transform of Marchenko–Pastur with ratio ``y`` and mean 1 (atom 1 - 1/y if y > 1).
+
+    ``G(r) = [r + y - 1 - sqrt(r - e_-) sqrt(r - e_+)] / (2 y r)``, ``e_± = (1 ± sqrt y)²``; the
+    product of two principal roots is the branch analytic off ``[e_-, e_+]`` with ``G ~ 1/r``.
+    """
+    em, ep = (1 - np.sqrt(y)) ** 2, (1 + np.sqrt(y)) ** 2
+    root = jsqrt(r - em) * jsqrt(r - ep)
+    return (r + (y - 1) - root) / (2 * y * r)
+
+
+@dataclass(frozen=True)
+class Chain:
+    """The backward map p -> (z, G_Y(z)) of one multi-head configuration.
+
+    Parameters (already reduced, see ``MultiHeadLaw``): ``kind`` is ``"untied"`` or ``"kv"``;
+    ``heads`` the number of free summands; ``s = e^{β²} - 1``; ``alpha2 = s - β²``;
+    ``c = ℓ/d_head``; ``a = ℓ/d_value`` (value map); ``gamma = ℓ/d`` (output projection).
+    """
+
+    kind: str
+    heads: int
+    beta: float
+    c: float
+    a: float
+    gamma: float
+
+    @property
+    def s(self):
+        return float(np.expm1(self.beta ** 2))
+
+    @property
+    def alpha2(self):
+        return self.s - self.beta ** 2
+
+    # ---- per-head step: returns (w2, G_h(w2)) -------------------------------------------
+    def _head_untied(self, g, core_only=False):
+        """Attention core ν∞(β, c) then the value map ⊠ MP(a), parametrised by the symmetrised
+        Cauchy variable g of ν∞:  K(g) = 1/g + α²g + β²g/(1 - cβ²g²)."""
+        b2 = self.beta ** 2
+        K = 1 / g + self.alpha2 * g + b2 * g / (1 - self.c * b2 * g * g)
+        u = g / K                      # G_nu(w3)
+        w3 = K * K
+        tau = 1 - self.a + self.a * g * K   # = 1 - a + a w3 G_nu(w3)
+        return (K, u) if core_only else (w3 * tau, u / tau)
+
+    def _head_kv(self, p):
+        """Key–value tie: T_h = G Σ Gᵀ/d_h, Σ = (β²/y)Ĉ² + α²Ĉ, Ĉ ~ MP(y), y = d_h/ℓ = 1/c.
+        Silverstein–Bai: w2 = 1/p + y ∫ τ(x)/(1 - p τ(x)) dMP_y(x), τ(x) = Σ(x)/y."""
+        y = 1.0 / self.c
+        P2 = self.beta ** 2 / y ** 2
+        P1 = self.alpha2 / y
+        # roots of P2 x² + P1 x − 1/p, in the cancellation-free form (Re disc ≥ 0, P1 > 0)
+        q = -0.5 * (P1 + jsqrt(P1 * P1 + 4 * P2 / p))
+        r2 = q / P2
+        r1 = -1 / (p * q)
+        # ∫ dMP / ((x - r1)(x - r2)) = [G(r2) - G(r1)] / (r1 - r2)
+        inner = (mp_cauchy(r2, y) - mp_cauchy(r1, y)) / (r1 - r2)
+        J = -inner / (p * P2)          # ∫ dMP / (1 - p τ)
+        w2 = 1 / p + y * (J - 1) / p
+        return w2, p
+
+    # ---- the whole chain ------------------------------------------------------------------
+    def z_of(self, p):
+        """Backward map: per-head parameter p -> (z, G_Y(z)). Works on Jets and on arrays."""
+        w2, Gh = self._head_kv(p) if self.kind == "kv" else self._head_untied(p)
+        H = self.heads
+        GT = H * Gh                          # G_T(w1) = H G_h(w2)
+        w1 = w2 - (H - 1) / GT               # free additive convolution of H heads / H
+        tauY = 1 - self.gamma + self.gamma * w1 * GT   # output projection ⊠ MP(ℓ/d)
+        return w1 * tauY, GT / tauY
+
+    def initial(self, z):
+        """Large-|z| guess of p, from w2 ≈ H z: g ≈ (H z)^{-1/2} (untied), G_h ≈ 1/(H z) (kv)."""
+        w2 = self.heads * z
+        return 1 / np.sqrt(w2) if self.kind == "untied" else 1 / w2
+
+    def newton(self, z, p, iters):
+        """``iters`` ≥ 1 Newton steps on z(p) = z (arrays); returns p, and z'(p) and G_Y at the
+        last point evaluated (one step before p: good enough for the next predictor)."""
+        for _ in range(iters):
+            zz, G = self.z_of(Jet(p, np.ones_like(p)))
+            p = p - (zz.v - z) / zz.d
+        return p, zz.d, G.v
+
+    def is_physical(self, p, tol=1e-10):
+        """True where p is on the physical sheet: subordination points w₁, w₂ (and ζ = K(g)) in
+        the closed upper half-plane, Cauchy transforms G_h, G_Y (and g, G_ν) in the lower one,
+        and, for a real solution, G_Y′(x) ≤ −G_Y(x)² as for every Cauchy transform on ℝ."""
+        p = Jet(p, np.ones_like(p))
+        w2, Gh = self._head_kv(p) if self.kind == "kv" else self._head_untied(p)
+        GT = self.heads * Gh
+        w1 = w2 - (self.heads - 1) / GT
+        tauY = 1 - self.gamma + self.gamma * w1 * GT
+        z, GY = w1 * tauY, GT / tauY
+        # a real solution (x outside the support) needs G′(x) ≤ −G(x)² (Cauchy–Schwarz)
+        real = np.abs(GY.v.imag) <= 1e-12 * np.abs(GY.v)
+        slope = (GY.d / z.d).real
+        ok_real = ~real | (slope <= -(GY.v.real ** 2) * (1 - 1e-6))
+        core = [] if self.kind == "kv" else list(self._head_untied(p, core_only=True))  # ζ, G_ν
+        up = [w1, w2] + core[:1]
+        down = [Gh, GY] + core[1:] + ([] if self.kind == "kv" else [p])
+        up, down = [v.v for v in up], [v.v for v in down]
+        ok = ok_real.copy()
+        for v in up:
+            ok &= v.imag >= -tol * np.abs(v)
+        for v in down:
+            ok &= v.imag <= tol * np.abs(v)
+        return ok & np.isfinite(GY.v)
+
+    def cauchy_on_axis(self, x, scale, eta=0.0, fast=True):
+        """G_Y(x + iη) for real x (default η = 0⁺, the boundary value), and the parameter p.
+
+        A short η-ladder first (10·scale down to 1e-6·scale, η divided by ≤ 10 per level, one
+        Newton step each); points near 0 (|x| < 1e-3·scale, where hard edges live) and points
+        that end off the physical sheet (:meth:`is_physical`) are redone with a long ladder
+        (50·scale down to 1e-9·scale, η divided by ≤ 2.2 per level, two steps each), and those
+        still off the sheet with a longer one (η divided by ≤ 1.3 per level).
+        """
+        x = np.asarray(x, dtype=float)
+        if not fast:
+            return self._ladder(x, scale, eta, top=50.0, ratio=2.2, iters=2)[:2]
+        G, p, G_low = self._ladder(x, scale, eta, top=10.0, ratio=10.0, iters=1, bottom=1e-6)
+        # a density that collapses between the last ladder level and η = 0 means the final
+        # Newton steps jumped to a real root of another sheet (or x is within ~η of an edge)
+        collapsed = -G.imag < 0.5 * -G_low.imag
+        redo = ~self.is_physical(p) | (np.abs(x) < 1e-3 * scale) | collapsed
+        for ratio in (2.2, 1.3):         # long ladders for the flagged points
+            if not redo.any():
+                break
+            G[redo], p[redo], _ = self._ladder(x[redo], scale, eta, top=50.0, ratio=ratio,
+                                                iters=2)
+            redo[redo] = ~self.is_physical(p[redo])
+        return G, p
+
+    def _ladder(self, x, scale, eta, top, ratio, iters, bottom=1e-9, final=2):
+        """Newton on z(p) = x + iη', continued down a geometric ladder η' = top·scale … η_min
+        with a first-order predictor p += iΔη'/z'(p), then ``final`` Newton steps at η.  For
+        η = 0 the ladder stops at η_min = min(bottom·scale, 1e-3·|x|), so that points near 0
+        are resolved.  Returns G_Y at η, p, and G_Y at the last ladder level."""
+        low = np.minimum(bottom * scale, 1e-3 * np.abs(x) + 1e-300) if eta == 0 else eta
+        span = scale * top / np.min(low) if np.size(x) else 1.0
+        levels = max(int(np.ceil(np.log(span) / np.log(ratio))) + 1, 2)
+        etas = scale * top * (low / (scale * top)) ** np.linspace(0, 1, levels)[:, None]
+        etas = etas * np.ones_like(x)
+        p = self.initial(x + 1j * etas[0])
+        p, dz, _ = self.newton(x + 1j * etas[0], p, 2)
+        for prev, now in zip(etas[:-1], etas[1:]):
+            p = p + 1j * (now - prev) / dz
+            p, dz, G_low = self.newton(x + 1j * now, p, iters)
+        p = self.polish(x + 1j * eta, p + 1j * (eta - etas[-1]) / dz, final)
+        return self.z_of(Jet(p, 0 * p))[1].v, p, G_low
+
+    def polish(self, z, p, least, most=60, tol=1e-14):
+        """At least ``least`` Newton steps on z(p) = z, then more on the points not yet
+        converged (|step| > tol·|p|; near an edge Newton is only linear), up to ``most``."""
+        p = self.newton(z, p, least)[0]
+        active = np.ones(p.shape, bool)
+        for _ in range(most - least):
+            q = p[active]
+            J = self.z_of(Jet(q, np.ones_like(q)))[0]
+            step = (J.v - z[active]) / J.d
+            p[active] = q - step
+            active[active] = np.abs(step) > tol * np.abs(q)
+            if not active.any():
+                break
+        return p
+
+
+# ---- moments by exact power-series arithmetic (S- and R-transforms) ----------------------------
+def _mul(a, b, n):
+    return np.convolve(a, b)[: n + 1]
+
+
+def _compose(f, g, n):
+    """Coefficients of f(g(t)) up to t^n (g[0] = 0)."""
+    out = np.zeros(n + 1)
+    for coef in f[: n + 1][::-1]:
+        out = _mul(out, g, n)
+        out[0] += coef
+    return out
+
+
+def _reverse(f, n):
+    """Compositional inverse of f (f[0] = 0, f[1] ≠ 0) up to t^n."""
+    g = np.zeros(n + 1)
+    g[1] = 1.0 / f[1]
+    for k in range(2, n + 1):
+        g[k] -= _compose(f, g, k)[k] / f[1]
+    return g
+
+
+def moments_from_cumulants(kappa, n):
+    """Moments m_1..m_n from free cumulants κ_1..κ_n: M(t) = 1 + Σ κ_k (t M(t))^k."""
+    C = np.concatenate([[0.0], kappa[:n]])
+    M = np.zeros(n + 1)
+    M[0] = 1.0
+    for _ in range(n):
+        tM = np.concatenate([[0.0], M[:n]])
+        M = _compose(C, tM, n)
+        M[0] = 1.0
+    return M[1:]
+
+
+def cumulants_from_moments(m, n):
+    """Free cumulants from moments: C(u) = ψ(t(u)) with u = t M(t)."""
+    psi = np.concatenate([[0.0], m[:n]])
+    tM = np.concatenate([[0.0, 1.0], m[: n - 1]])
+    return _compose(psi, _reverse(tM, n), n)[1:]
+
+
+def times_mp(m, ratio, n):
+    """Moments of μ ⊠ MP(ratio) (MP of mean 1): S-transform times 1/(1 + ratio·w)."""
+    chi = _reverse(np.concatenate([[0.0], m[:n]]), n)
+    geometric = (-ratio) ** np.arange(n + 1)                       # 1/(1 + ratio w)
+    return _reverse(_mul(chi, geometric, n), n)[1:]
+
+
+def chain_moments(chain, n):
+    """Moments m_1..m_n of the output law of ``chain`` (exact series arithmetic)."""
+    b2, c, s, a2 = chain.beta ** 2, chain.c, chain.s, chain.alpha2
+    if chain.kind == "untied":
+        # ν∞: symmetrised free cumulants κ₂ = s, κ_2j = c^{j-1} β^{2j}; m_k(ν) = M_2k(sym)
+        kappa = np.zeros(2 * n)
+        kappa[1] = s
+        for j in range(2, n + 1):
+            kappa[2 * j - 1] = c ** (j - 1) * b2 ** j
+        head = times_mp(moments_from_cumulants(kappa, 2 * n)[1::2], chain.a, n)
+    else:
+        y = 1.0 / c
+        mp = moments_from_cumulants(y ** np.arange(2 * n), 2 * n)     # MP(y): κ_k = y^{k-1}
+        mp = np.concatenate([[1.0], mp])
+        from math import comb
+        sigma = np.array([sum(comb(k, j) * (b2 / y) ** j * a2 ** (k - j) * mp[k + j]
+                              for j in range(k + 1)) for k in range(1, n + 1)])
+        head = y * times_mp(sigma / y ** np.arange(1, n + 1), y, n)
+    H = chain.heads
+    kappa_T = cumulants_from_moments(head, n) / float(H) ** np.arange(n)
+    return times_mp(moments_from_cumulants(kappa_T, n), chain.gamma, n)
+
+
+# ---- second methods (test and benchmark oracles) -----------------------------------------------
+class _Rational:
+    """A rational function num/den of the unknown, with numpy Polynomials (untied chain only)."""
+
+    def __init__(self, num, den=None):
+        P = np.polynomial.Polynomial
+        self.num = num if isinstance(num, P) else P([num])
+        self.den = den if den is not None else P([1.0])
+
+    @staticmethod
+    def _lift(o):
+        return o if isinstance(o, _Rational) else _Rational(o)
+
+    def __add__(self, o):
+        o = _Rational._lift(o)
+        return _Rational(self.num * o.den + o.num * self.den, self.den * o.den)
+
+    __radd__ = __add__
+
+    def __neg__(self):
+        return _Rational(-self.num, self.den)
+
+    def __sub__(self, o):
+        return self + (-_Rational._lift(o))
+
+    def __rsub__(self, o):
+        return _Rational._lift(o) - self
+
+    def __mul__(self, o):
+        o = _Rational._lift(o)
+        return _Rational(self.num * o.num, self.den * o.den)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, o):
+        o = _Rational._lift(o)
+        return _Rational(self.num * o.den, self.den * o.num)
+
+    def __rtruediv__(self, o):
+        return _Rational._lift(o) / self
+
+
+def cauchy_polynomial(chain, z):
+    """G_Y(z), Im z > 0, for the untied chain by the polynomial method (a second method).
+
+    z(g) is a rational function N(g)/D(g) of the core variable g; all roots of N − z D are
+    found with ``numpy.roots`` (companion-matrix eigenvalues) and the root is chosen by the
+    Nevanlinna conditions alone (:meth:`Chain.is_physical`) — no continuation, no Newton.
+    Returns NaN where not exactly one root is physical.
+    """
+    if chain.kind != "untied":
+        raise ValueError("cauchy_polynomial covers the untied chain only")
+    g = _Rational(np.polynomial.Polynomial([0.0, 1.0]))
+    zr = chain.z_of(g)[0]
+    out = np.full(np.shape(z), np.nan + 0j)
+    for k, zk in enumerate(np.atleast_1d(z)):
+        poly = zr.num - zk * zr.den
+        p = np.roots(poly.coef[::-1])
+        p = p[p != 0]
+        for _ in range(3):   # polish the companion-matrix roots
+            J = chain.z_of(Jet(p, np.ones_like(p)))[0]
+            p = p - (J.v - zk) / J.d
+        z_p = chain.z_of(Jet(p, 0 * p))[0].v
+        p = p[(np.abs(z_p - zk) < 1e-10 * abs(zk)) & chain.is_physical(p, tol=0.0)]
+        p = p[np.r_[True, np.abs(np.diff(np.sort_complex(p))) > 1e-8 * np.abs(p[1:])]] \
+            if p.size > 1 else p
+        if p.size == 1:
+            out.flat[k] = chain.z_of(Jet(p, 0 * p))[1].v[0]
+    return out
+
+
+# ---- second method: forward fixed point (test and benchmark oracle) ---------------------------
+def _mp_cauchy_plain(r, y):
+    em, ep = (1 - np.sqrt(y)) ** 2, (1 + np.sqrt(y)) ** 2
+    return (r + (y - 1) - np.sqrt(r - em) * np.sqrt(r - ep)) / (2 * y * r)
+
+
+def cauchy_forward(chain, z, sweeps=4000, damping=0.5, nodes=2000):
+    """G_Y(z), Im z > 0, for the kv chain by a damped forward fixed point (a second method).
+
+    Independent of :meth:`Chain.z_of`: the kv head from the Silverstein–Bai equation
+    m = 1/(−w₂ + y ∫ τ dMP_y/(1 + τ m)) with the MP integral done by Gauss–Chebyshev quadrature
+    (not by the closed form at the roots), H heads in the Belinschi–Bercovici form
+    w₂ = w₁ + (1 − 1/H)/G_h(w₂), the output projection by Silverstein's equation.  Slow; for
+    checks only (needs d_head ≤ ℓ and ℓ ≤ d).
+    """
+    if chain.kind != "kv" or chain.c < 1 or chain.gamma > 1:
+        raise ValueError("cauchy_forward covers the kv chain with d_head <= ell <= d only")
+    z = np.asarray(z, dtype=complex)
+    H, gam, b2, al2 = chain.heads, chain.gamma, chain.beta ** 2, chain.alpha2
+    y = 1.0 / chain.c
+    em, ep = (1 - np.sqrt(y)) ** 2, (1 + np.sqrt(y)) ** 2
+    t = np.cos(np.pi * (np.arange(nodes) + 0.5) / nodes)
+    xq = 0.5 * (em + ep) + 0.5 * (ep - em) * t
+    wq = (np.pi / nodes) * (0.5 * (ep - em)) ** 2 * (1 - t * t) / (2 * np.pi * y * xq)
+    tau_q = (b2 / y * xq * xq + al2 * xq) / y
+    GY, w2, Gh = 1 / z, H * z, 1 / (H * z)
+    for _ in range(sweeps):
+        w1 = z / (1 - gam + gam * z * GY)
+        w2 = (1 - damping) * w2 + damping * (w1 + (1 - 1 / H) / Gh)
+        integral = np.sum(wq * tau_q / (1 - np.multiply.outer(Gh, tau_q)), axis=-1)
+        Gh = (1 - damping) * Gh + damping / (w2 - y * integral)      # G = −m
+        GY = (1 - damping) * GY + damping * H * Gh / (1 - gam + gam * z * GY)
+    return GY

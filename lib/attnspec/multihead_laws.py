@@ -1,0 +1,350 @@
+r"""Limiting laws of the multi-head attention output, by free probability (MATH.md §6).
+
+The squared singular values of :math:`Y = \sqrt{\ell/d}\,O^\perp` (:func:`attnspec.multihead_output`)
+converge to a deterministic law that this module computes exactly, for any number of heads H,
+widths d_head, d_value, ratio ℓ/d and weight tie.  The law is the end of a chain of free
+convolutions (derivation: chapter A1, ``chapters/A1_multihead_law_derivation.md``)::
+
+    untied:  μ_Y = D_{1/H}( ν∞(β, ℓ/d_h) ⊠ MP(ℓ/d_v) )^{⊞H} ⊠ MP(ℓ/d)
+    kv tie:  μ_Y = D_{1/H}( law of G Σ Gᵀ/d_h )^{⊞H} ⊠ MP(ℓ/d),   Σ = (β²ℓ/d_h) Ĉ² + α² Ĉ,
+             Ĉ ~ MP(d_h/ℓ) (the keys' Gram matrix KᵀK/ℓ), G an ℓ×d_h Gaussian independent of Ĉ
+
+with MP(r) the Marchenko–Pastur law of mean 1 and ratio r.  Across-head sharing (``mqa``,
+``gqa``, ``shared_values``, ``cross_kv``, ``output_keys``) gives the untied law (except
+``cross_kv`` with H = 1, which is the kv tie: V₁ = K_{1+1 mod 1} = K₁);
+``shared_pattern`` is the untied law with H → 1 and d_v → H d_v (formula (c) of MATH.md §6).
+MATH.md §6 is this companion's reconstruction from paper 2's abstract; the full law goes beyond
+the papers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _lawbase
+from ._lawbase import SpectralLaw
+from ._multihead_free import Chain, Jet, chain_moments
+from ._validation import check_int
+from .multihead import TIES, _check_arguments
+
+__all__ = ["multihead_moments", "MultiHeadLaw", "ACROSS_HEAD_TIES"]
+
+#: Ties that share weights across heads only: their law is the law of independent heads.
+ACROSS_HEAD_TIES = ("mqa", "gqa", "shared_values", "cross_kv", "output_keys")
+
+
+def _chain(ell, d, heads, beta, tie, d_head, d_value, groups):
+    """Validate (as :func:`attnspec.multihead_output` does) and reduce to a :class:`Chain`."""
+    ell, d, heads, beta, tie, d_head, d_value, groups, _ = _check_arguments(
+        ell, d, heads, beta, tie, d_head, d_value, groups, False)
+    if tie == "kv" or (tie == "cross_kv" and heads == 1):   # one head: V_1 = K_{1+1 mod 1} = K_1
+        chain = Chain("kv", heads, beta, ell / d_head, ell / d_value, ell / d)
+        rank = heads * min(ell, d_head)
+    elif tie == "shared_pattern":     # one pattern: H → 1, d_v → H d_v
+        chain = Chain("untied", 1, beta, ell / d_head, ell / (heads * d_value), ell / d)
+        rank = min(ell, heads * d_value)
+    else:                             # "none" and every across-head tie
+        chain = Chain("untied", heads, beta, ell / d_head, ell / d_value, ell / d)
+        rank = heads * min(ell, d_value)
+    atom = max(0.0, 1.0 - min(rank, d, ell) / ell)
+    params = dict(ell=ell, d=d, heads=heads, beta=beta, tie=tie, d_head=d_head,
+                  d_value=d_value, groups=groups)
+    return chain, atom, params
+
+
+def _closed_form(chain):
+    """m₁, m₂ from the closed forms (a)–(c) of MATH.md §6 (in chain variables)."""
+    s, a2, b2, H = chain.s, chain.alpha2, chain.beta ** 2, chain.heads
+    if chain.kind == "untied":
+        m2 = s * s * (1 + (1 + chain.a) / H + chain.gamma) + chain.c * b2 * b2 / H
+        return [s, m2]
+    y = 1.0 / chain.c
+    mu2, mu3, mu4 = 1 + y, 1 + 3 * y + y * y, 1 + 6 * y + 6 * y * y + y ** 3
+    m1 = s + b2 / y
+    head = (b2 * b2 * mu4 / y + 2 * a2 * b2 * mu3 + a2 * a2 * y * mu2
+            + (b2 * (1 + y) + a2 * y) ** 2) / (H * y * y)
+    return [m1, head + (1 - 1 / H + chain.gamma) * m1 * m1]
+
+
+def multihead_moments(ell, d, heads, beta, tie="none", d_head=None, d_value=None, groups=None,
+                      order=2):
+    r"""Moments m₁, …, m_order of the limiting squared-singular-value law of the multi-head output.
+
+    Parameters
+    ----------
+    ell, d : int
+        Tokens ℓ and embedding width d (2 ≤ ℓ ≤ d).
+    heads : int
+        Number of heads H ≥ 1; must divide d unless both widths are given.
+    beta : float
+        Inverse temperature β > 0.
+    tie : str
+        Weight tie, one of :data:`attnspec.TIES`.
+    d_head, d_value : int, optional
+        Query/key and value widths (default d/H each, the standard allocation).
+    groups : int, optional
+        Number of key–value groups, only for ``tie="gqa"``.
+    order : int
+        Number of moments returned (≥ 1).
+
+    Returns
+    -------
+    list of float
+        ``[m₁, m₂, …]`` with :math:`m_k = \lim \frac1\ell \operatorname{tr}(YY^\top)^k`.
+
+    Notes
+    -----
+    m₁ and m₂ are the closed forms of MATH.md §6 (s = e^{β²} − 1, α² = s − β²):
+
+    (a) independent heads and every across-head sharing:
+    :math:`m_1 = s,\ m_2 = s^2[1 + (1 + \ell/d_v)/H + \ell/d] + \ell\beta^4/(H d_h)`;
+    (b) key–value tie (y = d_h/ℓ, μ_k the moments of MP(y)): :math:`m_1 = s + \beta^2/y`,
+    :math:`m_2 = [\beta^4\mu_4/y + 2\alpha^2\beta^2\mu_3 + \alpha^4 y\mu_2
+    + (\beta^2(1+y) + \alpha^2 y)^2]/(H y^2) + (1 - 1/H + \ell/d)\,m_1^2`;
+    (c) shared pattern: (a) with H → 1 and d_v → H d_v.
+
+    Higher moments are exact as well: they come from the free cumulants of the attention core
+    (κ₂ = s, κ_{2j} = c^{j−1}β^{2j} for the symmetrised law, c = ℓ/d_h; MATH.md §3) pushed through
+    the chain of :class:`MultiHeadLaw` with truncated power series of S-transforms
+    (⊠ MP(r): S ↦ S/(1 + r w)) and R-transforms (H heads: κ_k ↦ κ_k/H^{k−1}), in floating point.
+
+    Examples
+    --------
+    >>> import attnspec
+    >>> [round(m, 4) for m in attnspec.multihead_moments(500, 1000, 4, 1.0)]
+    [1.7183, 7.1431]
+    """
+    chain, _, _ = _chain(ell, d, heads, beta, tie, d_head, d_value, groups)
+    order = check_int("order", order, min=1)
+    exact = _closed_form(chain)
+    if order <= 2:
+        return [float(m) for m in exact[:order]]
+    series = chain_moments(chain, order)
+    return [float(m) for m in exact] + [float(m) for m in series[2:]]
+
+
+class _QuarterPowerPiece(_lawbase._Piece):
+    """A support interval [0, b] whose density blows up like x^{-3/4} (three square factors):
+    integrated in θ with x = b sin⁴(θ/2), so ρ(x) x′(θ) is analytic."""
+
+    def x_of_theta(self, theta):
+        return self.a + (self.b - self.a) * np.sin(0.5 * theta) ** 4
+
+    def dx_dtheta(self, theta):
+        half = 0.5 * theta
+        return (self.b - self.a) * 2 * np.sin(half) ** 3 * np.cos(half)
+
+    def theta_of_x(self, x):
+        r = np.clip((x - self.a) / (self.b - self.a), 0.0, 1.0)
+        return 2.0 * np.arctan2(r ** 0.25, np.sqrt(1.0 - np.sqrt(r)))
+
+
+_EXPONENT_KIND = {0.5: "hard", 2 / 3: "hard23", 0.75: "hard34"}
+
+
+def _split_near_zero(a, b, kind):
+    """A soft left edge very close to 0 (a < 1e-3 b) is followed by an x^{-1/2}-like rise:
+    split [a, b] at a·100^k so that each CDF piece sees one scale."""
+    if kind != "soft" or not 0 < a < 1e-3 * b:
+        return [(a, b, kind)]
+    cuts = [a]
+    while cuts[-1] * 100 < 0.1 * b:
+        cuts.append(cuts[-1] * 100)
+    cuts.append(b)
+    return [(lo, hi, "soft") for lo, hi in zip(cuts[:-1], cuts[1:])]
+
+
+class MultiHeadLaw(SpectralLaw):
+    r"""Limiting law of the squared singular values of the multi-head output (MATH.md §6).
+
+    Parameters
+    ----------
+    ell, d, heads, beta, tie, d_head, d_value, groups
+        As in :func:`attnspec.multihead_output` (validated the same way, before any
+        computation): 2 ≤ ℓ ≤ d, H ≥ 1 dividing d under the standard allocation
+        d_head = d_value = d/H, β > 0 finite, ``tie`` one of :data:`attnspec.TIES`.
+
+    Notes
+    -----
+    With ν∞(β, c) the single-head law (MATH.md §3) and MP(r) the Marchenko–Pastur law of mean 1
+    and ratio r, all in ℓ-dimensional normalisation,
+
+    .. math::
+
+        \mu_Y = D_{1/H}\big(\mu_{\rm head}\big)^{\boxplus H} \boxtimes {\rm MP}(\ell/d),\qquad
+        \mu_{\rm head} = \nu_\infty(\beta, \ell/d_h) \boxtimes {\rm MP}(\ell/d_v)
+
+    for independent heads and every across-head tie.  For the key–value tie
+    :math:`\mu_{\rm head}` is the law of :math:`G\Sigma G^\top/d_h` with
+    :math:`\Sigma = (\beta^2\ell/d_h)\hat C^2 + \alpha^2\hat C`, :math:`\hat C = K^\top K/\ell`,
+    G Gaussian ℓ×d_h independent of Ĉ.  ``shared_pattern`` uses H → 1, d_v → H d_v.
+
+    Each step is explicit backwards from one complex parameter p (the symmetrised Cauchy
+    variable g of ν∞, with :math:`K(g) = 1/g + \alpha^2 g + \beta^2 g/(1 - c\beta^2 g^2)`, or for
+    the kv tie the per-head Cauchy transform), giving z(p) and G_Y(z(p)); the density
+    :math:`\rho(x) = -\operatorname{Im} G_Y(x + i0)/\pi` comes from Newton's method on
+    z(p) = x + iη continued down a ladder of η to 0.  Edges are critical points z′(p) = 0.
+    Measured accuracy: the Cauchy transform agrees to ~1e-14 with a second method (polynomial
+    method for untied heads, a forward Silverstein–Bai fixed point with quadrature for the kv
+    tie) and with a long, fine ladder; the density integrates to 1 within 1e-12 and its
+    moments match the exact series moments to 1e-10.  The atom at 0 is
+    ``max(0, 1 − min(rank, d)/ℓ)``.  Across-head ties return the untied law (``output_keys``:
+    confirmed by Monte Carlo only, see chapter A1).
+
+    Raises
+    ------
+    ValueError
+        For invalid parameters (named in the message), before any computation.
+    NotImplementedError
+        If the computed density does not integrate to 1 within 1e-9: near-degenerate shapes
+        (e.g. ℓ = d − 1) whose edges the solver does not resolve.  Moments stay available
+        through :func:`multihead_moments`.
+
+    Examples
+    --------
+    >>> import attnspec
+    >>> law = attnspec.MultiHeadLaw(500, 1000, 4, 1.0)
+    >>> round(law.mean(), 4), round(float(law.cdf(law.ppf(0.3))), 6)
+    (1.7183, 0.3)
+    """
+
+    def __init__(self, ell, d, heads, beta, tie="none", d_head=None, d_value=None, groups=None):
+        self._chain, self._atom, self._par = _chain(ell, d, heads, beta, tie, d_head, d_value,
+                                                    groups)
+        self._scale = float(_closed_form(self._chain)[0])
+        self._pieces_list = self._find_intervals()
+        super().__init__()
+        if abs(self._mass_error) > 1e-9:   # builds the CDF series: never return a wrong curve
+            raise NotImplementedError(
+                f"{self!r}: the computed density has total mass off by {self._mass_error:.1e} "
+                "(a near-degenerate edge the solver does not resolve); use multihead_moments "
+                "or a Monte Carlo sample of the Gaussian-equivalent model instead")
+
+    # ---- hooks of SpectralLaw ---------------------------------------------------------------
+    def _params(self):
+        return {k: v for k, v in self._par.items() if v is not None}
+
+    def _support(self):
+        return self._pieces_list[0][0], self._pieces_list[-1][1]
+
+    def _intervals(self):
+        return list(self._pieces_list)
+
+    def _pdf(self, x):
+        return self.density(x)
+
+    def pdf(self, x):
+        """Density of the absolutely continuous part (scipy conventions, see SpectralLaw)."""
+        out = super().pdf(x)
+        cuts = [a for a, _, _ in self._pieces_list[1:]]
+        xs = np.asarray(x, dtype=float)
+        at_cut = np.isin(xs, cuts) & np.isin(xs, [b for _, b, _ in self._pieces_list[:-1]])
+        if np.any(at_cut):      # internal cut points of a split interval lie inside the support
+            out = np.array(out, dtype=float, ndmin=1)
+            out[np.atleast_1d(at_cut)] = self.density(xs[at_cut].ravel())
+            out = out.reshape(np.shape(xs))
+            return float(out) if np.ndim(x) == 0 else out
+        return out
+
+    def _moment(self, k):
+        return float(chain_moments(self._chain, k)[k - 1])
+
+    @property
+    def _pieces(self):
+        if self._pieces_cache is None:
+            self._pieces_cache = [
+                (_QuarterPowerPiece(a, b, "hard", self._pdf) if kind == "hard34"
+                 else _lawbase._Piece(a, b, kind, self._pdf))
+                for a, b, kind in self._intervals()]
+        return self._pieces_cache
+
+    # ---- the solver --------------------------------------------------------------------------
+    def cauchy(self, x):
+        """Cauchy transform G_Y(x + i0) on the real axis (complex array)."""
+        G, _ = self._chain.cauchy_on_axis(np.asarray(x, dtype=float), self._scale)
+        return G
+
+    def density(self, x):
+        """Density −Im G_Y(x + i0)/π at any real x (no support bookkeeping; vectorised)."""
+        return np.maximum(-self.cauchy(x).imag / np.pi, 0.0)
+
+    def _z_derivatives(self, p, h=1e-6):
+        """z′(p) and z″(p) (z″ by a central difference of the exact z′)."""
+        dz = lambda q: self._chain.z_of(Jet(q, np.ones_like(q)))[0].d
+        step = h * np.abs(p)
+        return dz(p), (dz(p + step) - dz(p - step)) / (2 * step)
+
+    def _critical_edge(self, p):
+        """Refine an edge: Newton on z′(p) = 0 from p; returns the real edge z(p*)."""
+        p = np.atleast_1d(np.asarray(p, dtype=complex))
+        for _ in range(60):
+            d1, d2 = self._z_derivatives(p)
+            step = d1 / d2
+            p = p - step
+            if np.all(np.abs(step) <= 1e-15 * np.abs(p)):
+                break
+        z = self._chain.z_of(Jet(p, 0 * p))[0].v[0]
+        return float(z.real), float(abs(z.imag))
+
+    def _find_intervals(self):
+        """Support intervals [(a, b, left_kind), ...] from a density scan refined at edges."""
+        ch = self._chain
+        # right edge: first critical point of z(p) along real p from 0+ (z decreasing from +∞)
+        p = ch.initial(1e4 * self._scale + 0j).real * np.geomspace(1, 1e4, 4000)
+        J = ch.z_of(Jet(p + 0j, np.ones(p.size, complex)))[0]
+        bad = (J.d.real >= 0) | (np.abs(J.v.imag) > 1e-12 * np.abs(J.v)) | ~np.isfinite(J.v)
+        i = int(np.argmax(bad))
+        b, err = self._critical_edge(p[max(i - 1, 0)])
+        if not (err < 1e-8 * b and 0 < b <= J.v[: i + 1].real.min() * (1 + 1e-12)):
+            raise RuntimeError(f"right edge not found for {self!r}")
+        # scan the density on (0, b) (squared spacing resolves the region near 0)
+        u = (np.arange(1, 1601) - 0.5) / 1600
+        x = b * u * u
+        G, p = ch.cauchy_on_axis(x, self._scale)
+        rho = -G.imag / np.pi
+        inside = rho * b > 1e-9
+        if not inside.any():
+            raise RuntimeError(f"empty density scan for {self!r}")
+        starts = np.flatnonzero(inside & ~np.r_[False, inside[:-1]])
+        stops = np.flatnonzero(inside & ~np.r_[inside[1:], False])
+        intervals = []
+        for j, (i0, i1) in enumerate(zip(starts, stops)):
+            left, kind = 0.0, "soft"
+            if i0 == 0 and self._atom == 0.0:
+                kind = self._hard_kind(b)
+            if kind == "soft":
+                left, err = self._critical_edge(p[i0])
+                lo = x[i0 - 1] if i0 > 0 else 0.0
+                if not (lo - 1e-9 * b <= left <= x[i0] and err < 1e-8 * b):
+                    left = self._bisect_edge(lo, x[i0], b)
+            if j == len(starts) - 1:
+                right = b
+            else:
+                right, err = self._critical_edge(p[i1])
+                if not (x[i1] <= right <= x[i1 + 1] and err < 1e-8 * b):
+                    right = self._bisect_edge(x[i1 + 1], x[i1], b)
+            intervals.extend(_split_near_zero(left, right, kind))
+        return intervals
+
+    def _hard_kind(self, b):
+        """Left edge at 0: classify ρ ~ x^{-e} by e from two tiny points."""
+        rho = self.density(b * np.array([1e-10, 1e-12]))
+        if not np.all(rho > 0):
+            return "soft"
+        e = np.log(rho[1] / rho[0]) / np.log(100.0)
+        if e < 0.25:
+            return "soft"
+        best = min(_EXPONENT_KIND, key=lambda k: abs(k - e))
+        if abs(best - e) > 0.05:
+            raise NotImplementedError(f"density exponent {e:.3f} at 0 not supported for {self!r}")
+        return _EXPONENT_KIND[best]
+
+    def _bisect_edge(self, outside, inside, b):
+        """Edge between a point outside and one inside the support, by bisection on ρ > 0."""
+        for _ in range(60):
+            mid = 0.5 * (outside + inside)
+            if self.density(np.array([mid]))[0] * b > 1e-13:
+                inside = mid
+            else:
+                outside = mid
+        return 0.5 * (outside + inside)

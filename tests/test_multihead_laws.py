@@ -1,0 +1,265 @@
+"""Tests of attnspec.multihead_laws: the free-probability law of the multi-head output (MATH.md §6)."""
+
+import functools
+import math
+import re
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+from attnspec._multihead_free import Chain, cauchy_forward, cauchy_polynomial, chain_moments
+from attnspec.multihead import TIES, multihead_output
+from attnspec.multihead_laws import ACROSS_HEAD_TIES, MultiHeadLaw, multihead_moments
+from attnspec.spectra import ks_distance, squared_singular_values
+
+ELL, D, BETA = 1000, 1000, 1.0        # Monte Carlo size (ℓ = d: the hardest edges at 0)
+HEADS = (1, 2, 4, 8)
+
+# Sampling noise of KS(one GE draw at ℓ = 1000, limiting law): measured over 24 draws
+# (ties none/kv/output_keys/shared_pattern/mqa, H = 1..8, ℓ = 1000, d = 2000, β = 1):
+# mean 0.0038, range 0.0031–0.0048; the two-sample KS of independent draws was 0.004–0.006
+# (≈ √2 × 0.004). Eigenvalues are rigid, so this is far below the i.i.d. value 1/√ℓ ≈ 0.03.
+KS_NOISE = 0.004
+KS_TOL = 3 * KS_NOISE
+
+
+def groups_for(tie, heads):
+    return max(1, heads // 2) if tie == "gqa" else None
+
+
+@functools.lru_cache(maxsize=None)
+def ge_spectrum(tie, heads, seed, ell=ELL, d=D):
+    """Squared singular values of one draw of the Gaussian-equivalent model (cached)."""
+    Y = multihead_output(ell, d, heads, BETA, tie, groups=groups_for(tie, heads),
+                         equivalent=True, rng=seed)
+    return squared_singular_values(Y)
+
+
+@functools.lru_cache(maxsize=None)
+def law_for(tie, heads, ell=ELL, d=D):
+    return MultiHeadLaw(ell, d, heads, BETA, tie, groups=groups_for(tie, heads))
+
+
+# ---- bad input -----------------------------------------------------------------------------
+BAD = [
+    (dict(heads=3), "heads must divide d"),
+    (dict(tie="sideways"), "tie must be one of"),
+    (dict(d_head=0, d_value=10), "d_head must be an integer >= 1"),
+    (dict(d_head=10, d_value=-2), "d_value must be an integer >= 1"),
+    (dict(beta=0.0), "beta must be a finite number > 0"),
+    (dict(beta=float("inf")), "beta must be a finite number > 0"),
+    (dict(beta=float("nan")), "beta must be a finite number > 0"),
+    (dict(tie="gqa"), "groups is required with tie='gqa'"),
+    (dict(tie="gqa", groups=3), "groups must divide heads"),
+    (dict(tie="kv", d_head=100, d_value=50), "tie='kv' needs d_value == d_head"),
+    (dict(ell=200, d=100, heads=1), "ell must be <= d"),
+]
+
+
+@pytest.mark.parametrize("make", [MultiHeadLaw, multihead_moments], ids=["law", "moments"])
+@pytest.mark.parametrize("bad, message", BAD, ids=[m for _, m in BAD])
+def test_bad_input_raises_naming_the_parameter(make, bad, message):
+    """Invalid parameters raise ValueError naming the parameter, before any computation."""
+    args = dict(ell=100, d=200, heads=4, beta=1.0) | bad
+    with pytest.raises(ValueError, match=re.escape(message)):
+        make(**args)
+
+
+def test_bad_order_raises():
+    """order must be a positive integer."""
+    with pytest.raises(ValueError, match="order must be an integer >= 1"):
+        multihead_moments(100, 200, 4, 1.0, order=0)
+
+
+# ---- moments ---------------------------------------------------------------------------------
+def test_closed_forms_match_math_md_check_values():
+    """MATH.md §6 check values (ℓ = 500, d = 1000, β = 1, H = 4): 7.143 and 36.33."""
+    m1, m2 = multihead_moments(500, 1000, 4, 1.0)
+    assert_allclose([m1, m2], [math.expm1(1.0), 7.143108], rtol=1e-6)
+    m1, m2 = multihead_moments(500, 1000, 4, 1.0, tie="kv")
+    assert_allclose([m1, m2], [math.expm1(1.0) + 2.0, 36.325926], rtol=1e-6)
+    # (c): shared pattern is (a) with H -> 1, d_v -> H d_v
+    assert_allclose(multihead_moments(500, 1000, 4, 1.0, tie="shared_pattern"),
+                    multihead_moments(500, 1000, 1, 1.0, d_head=250, d_value=1000), rtol=1e-14)
+
+
+CONFIGS = [(500, 1000, 4, 1.0, t) for t in TIES] + [
+    (1000, 1000, 1, 0.5, "none"), (300, 2000, 8, 1.5, "kv"), (1000, 1000, 8, 1.0, "kv"),
+    (200, 400, 2, 2.0, "shared_pattern"), (1000, 1000, 4, 1.0, "none")]
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=str)
+def test_series_moments_agree_with_closed_forms(config):
+    """The free-cumulant series reproduces the closed forms (a)–(c) for m₁, m₂."""
+    ell, d, H, beta, tie = config
+    groups = groups_for(tie, H)
+    closed = multihead_moments(ell, d, H, beta, tie, groups=groups)
+    law = MultiHeadLaw(ell, d, H, beta, tie, groups=groups)
+    assert_allclose(chain_moments(law._chain, 2), closed, rtol=1e-12)
+
+
+@pytest.mark.parametrize("config", CONFIGS[5:], ids=str)
+def test_density_moments_agree_with_series(config):
+    """∫ x^k ρ(x) dx of the computed density equals the exact series moment (k ≤ 4)."""
+    ell, d, H, beta, tie = config
+    law = MultiHeadLaw(ell, d, H, beta, tie)
+    for k in range(1, 5):
+        quadrature = sum(p.integrate(lambda x: x ** k) for p in law._pieces)
+        assert_allclose(quadrature, law.moment(k), rtol=1e-10)
+    assert law.moment(3) == pytest.approx(multihead_moments(ell, d, H, beta, tie, order=3)[2],
+                                          rel=1e-14)
+
+
+MOMENT_TIES = ("none", "kv", "shared_pattern")    # formulas (a), (b), (c)
+MOMENT_DRAWS = 4
+T_99 = 5.841  # two-sided 99% quantile of Student's t with MOMENT_DRAWS − 1 = 3 dof
+
+
+@pytest.mark.parametrize("tie", MOMENT_TIES)
+def test_moments_against_monte_carlo(tie):
+    """m₁..m₃ within t₀.₉₉₅·SE (4 draws, ℓ = 1000) plus the O(k/ℓ) finite-size bias allowance
+    (exact for k = 1: the centring P makes E m̂₁ = m₁(1 − 1/ℓ))."""
+    per_draw = np.array([[np.mean(ge_spectrum(tie, 4, seed) ** k) for k in (1, 2, 3)]
+                         for seed in range(MOMENT_DRAWS)])
+    mean = per_draw.mean(axis=0)
+    se = per_draw.std(axis=0, ddof=1) / math.sqrt(MOMENT_DRAWS)
+    theory = np.array(multihead_moments(ELL, D, 4, BETA, tie, order=3))
+    tol = T_99 * se + np.arange(1, 4) * theory / ELL
+    assert np.all(np.abs(mean - theory) <= tol), (mean, theory, tol)
+    if tie == "kv":   # the test can fail: the untied formula is far off for the kv sample
+        untied = np.array(multihead_moments(ELL, D, 4, BETA, "none", order=3))
+        assert np.all(np.abs(mean - untied) > 10 * tol)
+
+
+# ---- the law ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("tie", ACROSS_HEAD_TIES)
+def test_across_head_ties_give_the_independent_law(tie):
+    """mqa, gqa, shared values, cross kv and output-tied keys: the law of independent heads."""
+    groups = 2 if tie == "gqa" else None
+    law = MultiHeadLaw(500, 1000, 4, 1.0, tie, groups=groups)
+    base = MultiHeadLaw(500, 1000, 4, 1.0)
+    x = np.linspace(0, 12, 101)
+    assert_allclose(law.pdf(x), base.pdf(x), rtol=0, atol=0)
+    assert law.support() == base.support()
+
+
+def test_shared_pattern_is_one_head_with_wider_values():
+    """Formula (c) for the whole law: shared pattern = one head with d_v -> H d_v."""
+    law = MultiHeadLaw(500, 1000, 4, 1.0, "shared_pattern")
+    one = MultiHeadLaw(500, 1000, 1, 1.0, d_head=250, d_value=1000)
+    x = np.linspace(0.01, 20, 57)
+    assert_allclose(law.pdf(x), one.pdf(x), rtol=1e-13, atol=0)
+
+
+def test_single_head_limit_is_the_attention_law():
+    """H = 1 with ℓ/d_v, ℓ/d -> 0 is ν∞(β, c): right edge 9.00954 at c = 1, β = 1 (MATH.md §3)."""
+    big = 10 ** 9
+    law = MultiHeadLaw(1000, big, 1, 1.0, d_head=1000, d_value=big)
+    assert law.support()[1] == pytest.approx(9.00954, rel=2e-5)
+    assert law.mean() == pytest.approx(math.expm1(1.0), rel=1e-12)
+    assert law.moment(2) == pytest.approx(2 * math.expm1(1.0) ** 2 + 1.0, rel=1e-5)
+
+
+EDGE_CASES = [(1000, 1000, 1, "none", "hard34"), (500, 1000, 1, "none", "hard"),
+              (1000, 1000, 4, "none", "hard23"), (500, 1000, 4, "kv", "soft"),
+              (1000, 1000, 1, "kv", "hard34")]
+
+
+@pytest.mark.parametrize("ell, d, H, tie, kind", EDGE_CASES, ids=str)
+def test_edges_mass_and_scipy_semantics(ell, d, H, tie, kind):
+    """Left-edge kind, total mass 1 to 1e-12, cdf/ppf round trip, scipy edge semantics."""
+    law = MultiHeadLaw(ell, d, H, 1.0, tie)
+    assert law._intervals()[0][2] == kind
+    assert abs(law._mass_error) < 1e-12 and law._cdf_error < 1e-10
+    a, b = law.support()
+    assert law.cdf(b) == 1.0 and law.cdf(a - 1e-9) == 0.0 and law.pdf(b * 1.01) == 0.0
+    assert law.ppf(0.0) == a and law.ppf(1.0) == b and np.isnan(law.ppf(1.5))
+    q = np.linspace(0.01, 0.99, 11)
+    assert_allclose(law.cdf(law.ppf(q)), q, atol=1e-12)
+    x = law.ppf(0.4)
+    h = 1e-6 * b
+    assert (law.cdf(x + h) - law.cdf(x - h)) / (2 * h) == pytest.approx(law.pdf(x), rel=1e-6)
+    assert isinstance(law.cdf(1.0), float)
+    assert repr(law).startswith(f"MultiHeadLaw(ell={ell}, d={d}, heads={H}, beta=1.0")
+
+
+def test_atom_at_zero_from_ranks():
+    """Narrow values (H d_v < ℓ) give an atom 1 − H d_v/ℓ at 0; the density carries the rest."""
+    law = MultiHeadLaw(1000, 1000, 2, 1.0, d_head=500, d_value=50)
+    assert law.atom == pytest.approx(0.9)
+    assert abs(law._mass_error) < 1e-12
+    assert law.cdf(0.0) == pytest.approx(0.9) and law.support()[0] == 0.0
+
+
+def test_cross_kv_with_one_head_is_the_kv_tie():
+    """With H = 1, V₁ = K_{1+1 mod 1} = K₁: cross key–value is the within-head kv tie."""
+    x = np.linspace(0.1, 30, 31)
+    assert_allclose(MultiHeadLaw(500, 1000, 1, 1.0, "cross_kv").pdf(x),
+                    MultiHeadLaw(500, 1000, 1, 1.0, "kv").pdf(x), rtol=0, atol=0)
+
+
+def test_kv_tie_raises_mean_with_heads():
+    """kv tie: m₁ = s + β²ℓ/d_h grows with H at fixed d (MATH.md §6)."""
+    means = [MultiHeadLaw(500, 1000, H, 1.0, "kv").mean() for H in (1, 2, 4)]
+    assert_allclose(means, [math.expm1(1.0) + 500 / dh for dh in (1000, 500, 250)], rtol=1e-12)
+
+
+# ---- second methods ----------------------------------------------------------------------------
+@pytest.mark.parametrize("config", [(1000, 2000, 8, "none"), (1000, 1000, 1, "none"),
+                                    (500, 1000, 4, "shared_pattern")], ids=str)
+def test_newton_agrees_with_polynomial_method(config):
+    """Untied chain: Newton + η-ladder equals the polynomial method (companion-matrix roots,
+    Nevanlinna selection) to 1e-10 at η = 0.01·m₁."""
+    ell, d, H, tie = config
+    law = MultiHeadLaw(ell, d, H, 1.0, tie)
+    x = np.linspace(0.02 * law.mean(), 1.05 * law.support()[1], 15)
+    eta = 0.01 * law.mean()
+    G, _ = law._chain.cauchy_on_axis(x, law._scale, eta=eta)
+    assert_allclose(cauchy_polynomial(law._chain, x + 1j * eta), G, rtol=1e-10)
+
+
+@pytest.mark.parametrize("config", [(1000, 2000, 8), (1000, 1000, 1)], ids=str)
+def test_newton_agrees_with_forward_fixed_point_kv(config):
+    """kv chain: Newton + closed-form MP integral equals a forward Silverstein–Bai fixed point
+    with quadrature to 1e-10 at η = 0.1·m₁."""
+    law = MultiHeadLaw(*config, 1.0, "kv")
+    x = np.linspace(0.02 * law.mean(), 1.05 * law.support()[1], 7)
+    eta = 0.1 * law.mean()
+    G, _ = law._chain.cauchy_on_axis(x, law._scale, eta=eta)
+    assert_allclose(cauchy_forward(law._chain, x + 1j * eta, sweeps=2000, nodes=1000), G,
+                    rtol=1e-10)
+
+
+def test_fast_ladder_agrees_with_long_ladder():
+    """The fast η-ladder gives the long, fine ladder's boundary values to 1e-10."""
+    chain = Chain("untied", 8, 1.0, 8.0, 8.0, 1.0)
+    x = np.linspace(1e-3, 15, 301)
+    fast, _ = chain.cauchy_on_axis(x, 1.7)
+    slow = chain._ladder(x, 1.7, 0.0, top=100.0, ratio=1.5, iters=4, final=8)[0]
+    assert_allclose(fast, slow, rtol=1e-10)
+
+
+# ---- Monte Carlo of the Gaussian-equivalent model ------------------------------------------------
+@pytest.mark.parametrize("heads", HEADS)
+@pytest.mark.parametrize("tie", TIES)
+def test_law_matches_monte_carlo(tie, heads):
+    """KS(one GE draw at ℓ = d = 1000, law) ≤ 3 × the measured sampling noise."""
+    ks = ks_distance(ge_spectrum(tie, heads, 0), law_for(tie, heads))
+    assert ks <= KS_TOL, ks
+
+
+def test_ks_noise_level_is_honest():
+    """Two independent draws differ by ≈ √2·KS_NOISE: the tolerance is neither lax nor tight."""
+    ks = ks_distance(ge_spectrum("none", 4, 0), ge_spectrum("none", 4, 1))
+    assert 0.4 * math.sqrt(2) * KS_NOISE <= ks <= 3 * math.sqrt(2) * KS_NOISE, ks
+
+
+@pytest.mark.parametrize("sample, law", [(("kv", 4), ("none", 4)),
+                                         (("shared_pattern", 4), ("none", 4)),
+                                         (("none", 8), ("none", 2)),
+                                         (("none", 4), ("kv", 4))], ids=str)
+def test_monte_carlo_test_can_fail(sample, law):
+    """The KS test rejects a wrong law: within-head tie, shared pattern, wrong H."""
+    ks = ks_distance(ge_spectrum(*sample, 0), law_for(*law))
+    assert ks > 2 * KS_TOL, ks
