@@ -2,7 +2,8 @@
 
 Jupyter Book's execution cache keys on a notebook's code cells only, so a change in ``lib/``
 (or in the pinned packages) would silently reuse stale outputs. This script hashes ``lib/`` and
-``requirements.txt`` and clears the cache when the hash changes; then it builds with warnings as
+``requirements.txt`` and clears the cache (and the sweep cache of chapter 5) when the hash
+changes; then it builds with warnings as
 errors (``-W -n --keep-going``) on a clean Sphinx environment (``--all``), so a chapter that
 raises, a broken reference or a missing citation fails the build.
 """
@@ -29,11 +30,13 @@ def inputs_hash():
 
 def main():
     stamp = BUILD / ".inputs-hash"
-    cache = BUILD / ".jupyter_cache"
+    caches = [BUILD / ".jupyter_cache", BUILD / "sweep-cache"]  # executed notebooks, sweeps
     current = inputs_hash()
-    if cache.exists() and (not stamp.exists() or stamp.read_text() != current):
-        print("lib/ or the pins changed since the last build: clearing the execution cache")
-        shutil.rmtree(cache)
+    if not stamp.exists() or stamp.read_text() != current:
+        for cache in caches:
+            if cache.exists():
+                print(f"lib/ or the pins changed since the last build: clearing {cache.name}")
+                shutil.rmtree(cache)
     BUILD.mkdir(exist_ok=True)
     shutil.rmtree(BUILD / "html", ignore_errors=True)  # no stale pages from earlier builds
     jb = Path(sys.executable).with_name("jupyter-book")

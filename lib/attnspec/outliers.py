@@ -1,0 +1,322 @@
+"""Bulks, outliers and distances of sampled attention spectra (MATH.md §4–5).
+
+The per-draw functions here are what the book's sweeps run (:func:`attnspec.sweep` needs
+module-level, picklable functions): the six bulk spectra of the stepwise chain
+(:func:`stepwise_spectra`), the distances of one softmax spectrum to its limit law
+(:func:`spectrum_distances`), and where the outliers of √ℓ A^⊥ sit (:func:`outlier_localisation`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import scipy.linalg
+
+from ._validation import check_float, check_int, check_rng
+from .equivalents import STEPWISE_KEYS, mp_surrogate, stepwise_chain
+from .models import _check_matrix, centered, softmax_attention
+from .spectra import ks_distance, squared_singular_values, wasserstein1
+
+__all__ = ["stepwise_spectra", "compare_bulks", "spectrum_distances", "outlier_localisation",
+           "outlier_study", "largest_entry_threshold", "row_sum_threshold", "STEPWISE_LABELS"]
+
+#: LaTeX labels of the stepwise chain (keys of :func:`attnspec.stepwise_chain`) and of the
+#: Marchenko–Pastur surrogate, for figures and tables.
+STEPWISE_LABELS = {
+    "softmax": r"$\sqrt{\ell}A^{\perp}$",
+    "Y": r"$Y$",
+    "Y_f": r"$Y^{f}$",
+    "Y_Q": r"$Y^{Q}$",
+    "Y_Q_lin": r"$Y^{Q}_{\mathrm{lin}}$",
+    "Y_f_lin": r"$Y^{f}_{\mathrm{lin}}$",
+    "mp": r"MP surrogate",
+}
+
+
+def stepwise_spectra(ell, d_qk, beta, rng=None, *, degree=3, drop_top=3, surrogate=True):
+    r"""Bulk spectra of the six matrices of the stepwise chain, from one draw (MATH.md §4).
+
+    Parameters
+    ----------
+    ell, d_qk : int
+        Tokens ℓ ≥ 2 and query/key width d_qk ≥ 1.
+    beta : float
+        Inverse temperature β > 0.
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        Source of randomness: the chain is drawn first (Q, K, then Z, see
+        :func:`attnspec.stepwise_chain`), then the surrogate.
+    degree : int
+        Hermite truncation degree Q ≥ 1 of ``Y_Q`` and ``Y_Q_lin``.
+    drop_top : int
+        Largest squared singular values removed from each spectrum (0 ≤ drop_top < ℓ − 1).
+    surrogate : bool
+        Also return the Marchenko–Pastur surrogate ``"mp"`` (:func:`attnspec.mp_surrogate`),
+        an independent ℓ×ℓ Gaussian matrix with variance s/ℓ per entry.
+
+    Returns
+    -------
+    dict
+        Keys :data:`attnspec.STEPWISE_KEYS` (and ``"mp"``), each the squared singular values
+        without the top ``drop_top``, in descending order (length ℓ − drop_top).
+
+    Notes
+    -----
+    Only eigenvalues of Gram matrices are computed (``eigh`` without vectors), seven per draw;
+    the ℓ×ℓ matrices are freed one by one. At ℓ = 1000 a draw takes about 1 s per matrix on one
+    core.
+    """
+    drop_top = check_int("drop_top", drop_top, min=0)
+    rng = check_rng(rng)
+    chain = stepwise_chain(ell, d_qk, beta, rng, degree=degree)
+    spectra = {}
+    for key in STEPWISE_KEYS:
+        spectra[key] = squared_singular_values(chain.pop(key), drop_top=drop_top)
+    if surrogate:
+        spectra["mp"] = squared_singular_values(mp_surrogate(ell, beta, rng), drop_top=drop_top)
+    return spectra
+
+
+def compare_bulks(spectra, reference):
+    r"""Three distances between two families of spectra, one spectrum per draw (MATH.md §4).
+
+    Parameters
+    ----------
+    spectra, reference : list of array_like
+        Per-draw spectra (e.g. bulks from :func:`stepwise_spectra`), the same number of draws
+        and, within a draw, the same number of values.
+
+    Returns
+    -------
+    dict
+        ``"ks"``: two-sample Kolmogorov–Smirnov distance of the pooled values;
+        ``"w1"``: Wasserstein-1 distance of the pooled values;
+        ``"sorted_gap"``: the mean over draws r and ranks k of
+        :math:`|s_{k,r}^2 - t_{k,r}^2|`, both sorted within the draw.
+
+    Notes
+    -----
+    KS and W₁ compare the two empirical laws. The sorted gap compares draw by draw: when the
+    two families are built from the same Q, K, Z (the stepwise chain), it measures how far each
+    step moves the individual eigenvalues, and it is never smaller than the W₁ distance of
+    the pooled values. For samples that share nothing (the MP surrogate) it is a W₁-type
+    distance at the level of single draws.
+    """
+    spectra = [np.sort(np.asarray(s, dtype=np.float64).ravel()) for s in spectra]
+    reference = [np.sort(np.asarray(s, dtype=np.float64).ravel()) for s in reference]
+    if not spectra or len(spectra) != len(reference):
+        raise ValueError("spectra and reference must be non-empty lists with one spectrum per "
+                         f"draw, as many of each; got {len(spectra)} and {len(reference)}")
+    for r, (a, b) in enumerate(zip(spectra, reference)):
+        if a.size != b.size or a.size == 0:
+            raise ValueError("each draw must have the same, non-zero number of values in "
+                             f"spectra and reference; got {a.size} and {b.size} in draw {r}")
+    pooled, pooled_ref = np.concatenate(spectra), np.concatenate(reference)
+    gaps = [np.mean(np.abs(a - b)) for a, b in zip(spectra, reference)]
+    return {"ks": ks_distance(pooled, pooled_ref), "w1": wasserstein1(pooled, pooled_ref),
+            "sorted_gap": float(np.mean(gaps))}
+
+
+def _limit_laws(beta, c):
+    from .laws import AttentionLaw, MarchenkoPastur
+    return AttentionLaw(beta, c), MarchenkoPastur(1.0, math.expm1(beta * beta))
+
+
+def spectrum_distances(ell, beta, rng=None, *, c=1.0, draws=1):
+    r"""Distances of sampled softmax spectra to ν_∞ and to Marchenko–Pastur (MATH.md §5).
+
+    The function a (β, ℓ) sweep runs at each point (module level, so processes can run it).
+
+    Parameters
+    ----------
+    ell : int
+        Tokens ℓ ≥ 2.
+    beta : float
+        Inverse temperature β > 0.
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        Source of randomness; the draws are taken one after the other from it.
+    c : float
+        Ratio c = ℓ/d_qk > 0; d_qk = round(ℓ/c) (at least 1).
+    draws : int
+        Independent attention matrices, each measured separately.
+
+    Returns
+    -------
+    dict
+        Lists with one entry per draw: ``"ks_law"`` (KS distance to
+        ``AttentionLaw(beta, c)``), ``"ks_mp"`` (to ``MarchenkoPastur(1, s)``, the prior
+        prediction), ``"outliers"`` (number of squared singular values above the right edge
+        z₊² of ν_∞), ``"m1"`` (mean) and ``"top"`` (largest value); plus the floats
+        ``"edge"`` (z₊²) and ``"s"`` (e^{β²} − 1, the limiting mean).
+
+    Notes
+    -----
+    The spectrum is the ℓ − 1 largest squared singular values of √ℓ A^⊥: A^⊥ 1 = 0, so the
+    ℓ-th is 0 for structural reasons and is left out (at ℓ = 125 it alone would add 1/ℓ = 0.008
+    to a KS distance). Outliers are kept: they are part of the finite-ℓ discrepancy. Their
+    count uses the limiting edge itself, without a margin: the Gaussian-equivalent linear model
+    at ℓ = 1000 essentially never exceeds it, while softmax attention does at β ≳ 1.
+    """
+    ell = check_int("ell", ell, min=2)
+    beta = check_float("beta", beta, min=0, min_open=True)
+    c = check_float("c", c, min=0, min_open=True)
+    draws = check_int("draws", draws, min=1)
+    rng = check_rng(rng)
+    d_qk = max(1, round(ell / c))
+    law, mp = _limit_laws(beta, ell / d_qk)
+    edge = float(law.support()[1])
+    out = {"ks_law": [], "ks_mp": [], "outliers": [], "m1": [], "top": []}
+    for _ in range(draws):
+        values = squared_singular_values(centered(softmax_attention(ell, d_qk, beta, rng)))[:-1]
+        out["ks_law"].append(ks_distance(values, law))
+        out["ks_mp"].append(ks_distance(values, mp))
+        out["outliers"].append(int(np.sum(values > edge)))
+        out["m1"].append(float(values.mean()))
+        out["top"].append(float(values[0]))
+    out["edge"] = edge
+    out["s"] = math.expm1(beta * beta)
+    return out
+
+
+def outlier_localisation(M, k=10):
+    r"""Where the top singular vectors of M sit, and how localised they are (MATH.md §5).
+
+    Parameters
+    ----------
+    M : array_like
+        ℓ×n real matrix (e.g. ``centered(A)``), ℓ ≤ n.
+    k : int
+        Number of leading singular pairs described, 1 ≤ k ≤ ℓ.
+
+    Returns
+    -------
+    dict
+        ``"values"``: all squared singular values, descending (length ℓ);
+        ``"ipr"``: inverse participation ratio Σᵢ uᵢ⁴ of every left singular vector, in the
+        same order (≈ 3/ℓ for a delocalised vector, 1 on a single coordinate);
+        and for the top k pairs (u, v): ``"row"`` = :math:`\arg\max_i |u_i|`, ``"col"`` =
+        :math:`\arg\max_j |v_j|`, ``"entry"`` = ``M[row, col]``, ``"entry_rank"`` = rank of
+        ``abs(M[row, col])`` among the absolute values of all entries of M (1 = the
+        largest), ``"ipr_right"`` = Σⱼ vⱼ⁴,
+        ``"row_norm2"`` = ‖M[row, :]‖², ``"col_norm2"`` = ‖M[:, col]‖².
+
+    Notes
+    -----
+    Computes every eigenvector of M Mᵀ (``eigh``, about three times the cost of the values
+    alone); v = Mᵀu/s for the top k. A rank-one spike of a delocalised kind would have IPR
+    ~ 1/ℓ; the outliers of attention sit on one row and one column, at one of the largest
+    entries (an extreme score), which is why they are not a deterministic spike.
+    """
+    M = _check_matrix("M", M)
+    ell, n = M.shape
+    if ell > n:
+        raise ValueError(f"M must have at most as many rows as columns; got shape {M.shape}")
+    k = check_int("k", k, min=1, max=ell)
+    M = np.asarray(M, dtype=np.float64)
+    values, vectors = scipy.linalg.eigh(M @ M.T, driver="evd")
+    values, vectors = np.maximum(values[::-1], 0.0), vectors[:, ::-1]
+    ipr = np.sum(vectors**4, axis=0)
+    U = vectors[:, :k]
+    V = M.T @ U
+    V /= np.linalg.norm(V, axis=0, keepdims=True)
+    rows = np.argmax(np.abs(U), axis=0)
+    cols = np.argmax(np.abs(V), axis=0)
+    entries = M[rows, cols]
+    magnitudes = np.sort(np.abs(M), axis=None)[::-1]
+    ranks = np.searchsorted(-magnitudes, -np.abs(entries), side="left") + 1
+    return {"values": values, "ipr": ipr, "row": rows, "col": cols, "entry": entries,
+            "entry_rank": ranks, "ipr_right": np.sum(V**4, axis=0),
+            "row_norm2": np.sum(M[rows] ** 2, axis=1), "col_norm2": np.sum(M[:, cols] ** 2, axis=0)}
+
+
+def outlier_study(ell, beta, rng=None, *, c=1.0):
+    r"""One draw of √ℓ A^⊥: its outliers above the edge of ν_∞ and where they sit (MATH.md §5).
+
+    The per-draw function of the outlier sweep of chapter 5 (module level, picklable; its
+    result is cacheable by :func:`attnspec.sweep`).
+
+    Parameters
+    ----------
+    ell : int
+        Tokens ℓ ≥ 2.
+    beta : float
+        Inverse temperature β > 0.
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        Source of randomness.
+    c : float
+        Ratio c = ℓ/d_qk > 0; d_qk = round(ℓ/c) (at least 1).
+
+    Returns
+    -------
+    dict
+        ``"edge"``: right edge z₊² of ``AttentionLaw(beta, ℓ/d_qk)``; ``"count"``: number of
+        squared singular values above it; ``"values"``, ``"ipr"``: all squared singular values
+        (descending) and the IPR of their left singular vectors; and the per-pair entries of
+        :func:`outlier_localisation` for the top max(count, 1) pairs.
+
+    Notes
+    -----
+    Cost: one eigendecomposition with vectors of an ℓ×ℓ matrix (about 2–3 s at ℓ = 1000).
+    """
+    ell = check_int("ell", ell, min=2)
+    c = check_float("c", c, min=0, min_open=True)
+    d_qk = max(1, round(ell / c))
+    law, _ = _limit_laws(beta, ell / d_qk)
+    M = centered(softmax_attention(ell, d_qk, beta, check_rng(rng)))
+    values = squared_singular_values(M)
+    edge = float(law.support()[1])
+    count = int(np.sum(values > edge))
+    result = outlier_localisation(M, k=max(count, 1))
+    result.update(edge=edge, count=count)
+    return result
+
+
+def largest_entry_threshold(ell):
+    r"""β below which the largest entry of √ℓ A^⊥ stays small: (2 − √3)√(log ℓ) (MATH.md §5).
+
+    Parameters
+    ----------
+    ell : float or array_like
+        Tokens ℓ > 1.
+
+    Returns
+    -------
+    float or numpy.ndarray
+
+    Notes
+    -----
+    Heuristic scale [derived]. An entry of √ℓ A^⊥ is about e^{βS_ij − β²/2}/√ℓ (the row sum
+    is ≈ ℓe^{β²/2}); the largest of the ℓ² scores is ≈ √(2 log ℓ²) = 2√(log ℓ). With
+    L = log ℓ the largest entry is ≈ exp(2β√L − β²/2 − L/2), which stays small iff
+    β² − 4β√L + L > 0, i.e. β < (2 − √3)√L (the smaller root).
+    """
+    ell = np.asarray(ell, dtype=np.float64)
+    if np.any(~(ell > 1)):
+        raise ValueError(f"ell must be > 1; got ell={ell!r}")
+    value = (2 - math.sqrt(3)) * np.sqrt(np.log(ell))
+    return float(value) if value.ndim == 0 else value
+
+
+def row_sum_threshold(ell):
+    r"""β below which the softmax row sums concentrate: √(log ℓ) (MATH.md §5).
+
+    Parameters
+    ----------
+    ell : float or array_like
+        Tokens ℓ > 1.
+
+    Returns
+    -------
+    float or numpy.ndarray
+
+    Notes
+    -----
+    Heuristic scale [derived]. Given the query, a row sum Σₖ e^{βS_ik} has ℓ nearly
+    independent terms of mean e^{β²/2} and variance e^{2β²} − e^{β²}, so its relative
+    fluctuation is √((e^{β²} − 1)/ℓ): small iff e^{β²} ≪ ℓ, i.e. β² < log ℓ.
+    """
+    ell = np.asarray(ell, dtype=np.float64)
+    if np.any(~(ell > 1)):
+        raise ValueError(f"ell must be > 1; got ell={ell!r}")
+    value = np.sqrt(np.log(ell))
+    return float(value) if value.ndim == 0 else value
