@@ -59,7 +59,7 @@ _EXPORTS = {
 # modules reachable as attributes (``attnspec.plotting.book_style()``)
 _SUBMODULES = {"hermite", "models", "equivalents", "multihead", "spectra", "laws",
                "multihead_laws", "sweeps", "parameters", "plotting", "chapter_parameters",
-               "rerun", "cli"}
+               "rerun", "cli", "background", "outliers", "multihead_experiments"}
 
 __all__ = sorted(_EXPORTS)
 
