@@ -106,3 +106,11 @@ def test_output_name_is_safe_and_sorted():
 
     assert output_name("03_x", {"ell": 500, "beta": 1.5}) == "03_x__beta=1.5__ell=500.ipynb"
     assert output_name("03_x", {"betas": [0.5, 1.0]}) == "03_x__betas=0.5,1.0.ipynb"
+
+
+def test_bare_words_in_lists_survive_the_shell():
+    """`make rerun PARAMS="ties=[kv,mqa]"` reaches us without quotes and still parses."""
+    got = parse_assignments("07_key_dependent_projections", ["ties=[kv,mqa]"])
+    assert got == {"ties": ["kv", "mqa"]}
+    with pytest.raises(ParameterError, match=re.escape("ties[0] must be one of")):
+        parse_assignments("07_key_dependent_projections", ["ties=[kvv]"])

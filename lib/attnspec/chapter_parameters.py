@@ -5,7 +5,9 @@ notebook's ``parameters`` cell disagree. ``quick`` holds the small sizes the tes
 each chapter with (through papermill), so every chapter is exercised off its defaults too.
 """
 
-from attnspec.parameters import Bool, ChapterSpec, Choice, Float, FloatList, Int, IntList
+from attnspec.multihead import TIES
+from attnspec.parameters import (ChapterSpec, Choice, ChoiceList, Float, FloatList, Int,
+                                 IntList)
 
 SEED = Int(0, 2**32 - 1, help="seed of numpy.random.default_rng; same seed, same figures")
 
@@ -23,8 +25,10 @@ CHAPTERS = {
     # --- 02_background (owner: part I chapters) ---
     "02_background": ChapterSpec(
         parameters={
-            "n": Int(2, 6000, help="matrix size of the illustrations"),
-            "beta": Float(0, 5, min_open=True, help="inverse temperature β"),
+            "n": Int(20, 2000, help="size n of the random matrices of the illustrations"),
+            "ratio": Float(0.1, 1, help="aspect ratio λ = n/p of the Gram and kernel matrices"),
+            "beta": Float(0, 2.5, min_open=True,
+                          help="inverse temperature β of the exponential nonlinearity"),
             "seed": SEED,
         },
         quick={"n": 150},
@@ -32,13 +36,16 @@ CHAPTERS = {
     # --- 03_single_head_theorem ---
     "03_single_head_theorem": ChapterSpec(
         parameters={
-            "ell": Int(2, 6000, help="tokens ℓ"),
-            "betas": FloatList(0, 5, min_open=True, help="inverse temperatures β compared"),
-            "cs": FloatList(0, 16, min_open=True, help="ratios c = ℓ/d_qk compared"),
-            "draws": Int(1, 100, help="draws pooled per histogram"),
+            "ell": Int(20, 4000, help="tokens ℓ (each grid cell uses d_qk = round(ℓ/c))"),
+            "betas": FloatList(0, 3, min_open=True, max_len=6,
+                               help="inverse temperatures β compared (rows of the grid)"),
+            "cs": FloatList(0, 16, min_open=True, max_len=6,
+                            help="ratios c = ℓ/d_qk compared (columns of the grid)"),
+            "draws": Int(1, 100, help="independent draws per (β, c); ≥ 2 for standard errors"),
+            "drop_top": Int(0, 50, help="largest values removed from softmax bulk statistics"),
             "seed": SEED,
         },
-        quick={"ell": 150, "draws": 1},
+        quick={"ell": 150, "draws": 2},
     ),
     # --- 04_stepwise_equivalence ---
     "04_stepwise_equivalence": ChapterSpec(
@@ -55,11 +62,13 @@ CHAPTERS = {
     # --- 05_outliers_and_threshold ---
     "05_outliers_and_threshold": ChapterSpec(
         parameters={
-            "ell": Int(2, 6000, help="tokens ℓ for the outlier study"),
+            "ell": Int(2, 6000, help="tokens ℓ = d_qk of the outlier study"),
             "beta": Float(0, 5, min_open=True, help="inverse temperature β of the outlier study"),
-            "ells": IntList(2, 6000, help="sizes ℓ of the convergence sweep"),
-            "betas": FloatList(0, 5, min_open=True, help="β values of the sweeps"),
-            "draws": Int(1, 100, help="draws per sweep point"),
+            "ells": IntList(2, 6000, help="sizes ℓ = d_qk of the (β, ℓ) sweep"),
+            "betas": FloatList(0, 5, min_open=True, help="inverse temperatures β of the sweep"),
+            "draws": Int(1, 100, help="draws per sweep point and in the outlier study"),
+            "executor": Choice(("processes", "threads", "serial"),
+                               help="where attnspec.sweep runs the points"),
             "seed": SEED,
         },
         quick={"ell": 150, "ells": [60, 120], "betas": [0.5, 1.0], "draws": 1},
@@ -67,26 +76,39 @@ CHAPTERS = {
     # --- 06_multihead_equivalence ---
     "06_multihead_equivalence": ChapterSpec(
         parameters={
-            "ell": Int(2, 4000, help="tokens ℓ"),
+            "ell": Int(2, 4000, help="tokens ℓ (at most d)"),
             "d": Int(1, 8000, help="embedding width d"),
-            "heads_list": IntList(1, 64, help="head counts H compared"),
+            "heads_list": IntList(1, 64, max_len=6, help="head counts H compared, with the "
+                                  "standard allocation d_h = d_v = d/H (rounded)"),
             "beta": Float(0, 5, min_open=True, help="inverse temperature β"),
-            "draws": Int(1, 100, help="draws pooled per histogram"),
+            "draws": Int(1, 100, help="draws pooled per head count (>= 2 for standard errors)"),
+            "allocation_heads": IntList(1, 1000, max_len=8, help="head counts of the "
+                                        "head-allocation figure (law + two GE draws each)"),
+            "value_ratios": FloatList(0, 16, min_open=True, max_len=6, help="ratios ℓ/d_v of "
+                                      "the projection-width figure"),
+            "output_ratios": FloatList(0, 1, min_open=True, max_len=6, help="ratios ℓ/d of the "
+                                       "projection-width figure (d = ℓ/ratio)"),
+            "width_heads": Int(1, 64, help="heads H of the projection-width figure"),
             "seed": SEED,
         },
-        quick={"ell": 64, "d": 128, "heads_list": [1, 2], "draws": 1},
+        quick={"ell": 64, "d": 128, "heads_list": [1, 2], "draws": 2,
+               "allocation_heads": [1, 4, 16], "value_ratios": [0.5, 2.0],
+               "output_ratios": [0.5, 1.0]},
     ),
     # --- 07_key_dependent_projections ---
     "07_key_dependent_projections": ChapterSpec(
         parameters={
-            "ell": Int(2, 4000, help="tokens ℓ"),
-            "d": Int(1, 8000, help="embedding width d"),
-            "heads": Int(1, 64, help="heads H"),
-            "groups": Int(1, 64, help="key/value groups of grouped-query attention"),
+            "ell": Int(2, 4000, help="tokens ℓ (at most d)"),
+            "d": Int(1, 8000, help="embedding width d (divisible by heads)"),
+            "heads": Int(1, 64, help="heads H, with d_h = d_v = d/H"),
+            "groups": Int(1, 64, help="key/value groups of grouped-query attention (divides H)"),
+            "ties": ChoiceList(TIES, max_len=8,
+                               help="weight ties compared with independent heads ('none' is "
+                                    "always computed)"),
             "beta": Float(0, 5, min_open=True, help="inverse temperature β"),
-            "draws": Int(1, 100, help="draws pooled per histogram"),
+            "draws": Int(1, 100, help="draws per tie (>= 2 for standard errors)"),
             "seed": SEED,
         },
-        quick={"ell": 64, "d": 128, "draws": 1},
+        quick={"ell": 64, "d": 128, "draws": 2},
     ),
 }

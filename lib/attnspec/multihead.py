@@ -130,9 +130,7 @@ def multihead_output(ell, d, heads, beta, tie="none", d_head=None, d_value=None,
     ==================  ==================================  ==============================
     ``none``            nothing (independent heads)         baseline
     ``mqa``             K_h ≡ K, V_h ≡ V (multi-query)      across heads
-    ``gqa``             K, V shared within each of          across heads
-                        ``groups`` groups of H/groups heads
-                        (grouped-query)
+    ``gqa``             K, V shared within groups (GQA)     across heads
     ``shared_values``   V_h ≡ V                             across heads
     ``cross_kv``        V_h = K_{h+1 mod H}                 across heads
     ``kv``              W_V^h = W_K^h, so V_h = K_h         within a head
@@ -140,6 +138,7 @@ def multihead_output(ell, d, heads, beta, tie="none", d_head=None, d_value=None,
     ``shared_pattern``  Q_h ≡ Q, K_h ≡ K (one pattern A)    contrast case
     ==================  ==================================  ==============================
 
+    Grouped-query attention splits the H heads into ``groups`` groups of H/groups heads.
     The variants and their claims are this companion's reconstruction from paper 2's abstract
     (MATH.md §6, [reconstructed]). Closed-form moments: untied and across-head ties
     m₁ = s = e^{β²} − 1; ``kv`` m₁ = s + β²ℓ/d_h.

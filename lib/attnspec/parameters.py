@@ -19,7 +19,7 @@ import numbers
 import types
 from dataclasses import dataclass, field
 
-__all__ = ["Int", "Float", "Bool", "Choice", "FloatList", "IntList", "ParameterError",
+__all__ = ["Int", "Float", "Bool", "Choice", "FloatList", "IntList", "ChoiceList", "ParameterError",
            "check_parameters", "check_values", "parse_assignments", "describe"]
 
 
@@ -139,6 +139,11 @@ def IntList(min=None, max=None, *, min_len=1, max_len=12, help=""):
     return _List(Int(min, max), min_len, max_len, help)
 
 
+def ChoiceList(options, *, min_len=1, max_len=12, help=""):
+    """A list of strings, each one of ``options``."""
+    return _List(Choice(tuple(options)), min_len, max_len, help)
+
+
 def describe(chapter):
     """Return the chapter's parameter list as text: ``name (type and range): help``."""
     spec = _spec(chapter)
@@ -207,7 +212,8 @@ def parse_assignments(chapter, assignments):
     """Parse ``["beta=1.5", "ell=500"]`` into checked values for ``chapter``.
 
     Values are Python literals (``1.5``, ``[0.5, 1]``, ``True``, ``'mqa'``); a bare word that is
-    not a literal is taken as a string, so ``tie=mqa`` works.
+    not a literal is taken as a string, so ``tie=mqa`` and ``ties=[mqa,kv]`` work (the shell
+    strips quotes before they reach us).
     """
     values = {}
     for item in assignments:
@@ -216,11 +222,18 @@ def parse_assignments(chapter, assignments):
         if not sep or not name.isidentifier():
             raise ParameterError(f"parameters must look like name=value; got {item!r}.\n"
                                  f"Chapter {chapter} takes:\n{describe(chapter)}")
-        try:
-            values[name] = ast.literal_eval(text.strip())
-        except (ValueError, SyntaxError):
-            values[name] = text.strip()
+        values[name] = _literal(text.strip())
     return check_values(chapter, values)
+
+
+def _literal(text):
+    """A Python literal, else a bare word as a string; ``[a, b]`` item by item."""
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        if text.startswith("[") and text.endswith("]"):
+            return [_literal(item.strip()) for item in text[1:-1].split(",") if item.strip()]
+        return text
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["book_style", "spectrum_histogram", "sorted_spectrum", "law_curve", "COLORS",
-           "histogram_over_sorted"]
+           "histogram_over_sorted", "heat_map"]
 
 #: One colour per role, used consistently across the book.
 COLORS = {
@@ -59,7 +59,7 @@ def law_curve(ax, law, *, points=400, upper=None, label=None, color=None, ls="-"
     high = high if upper is None else min(high, upper)
     s = np.linspace(np.sqrt(max(low, 0.0)), np.sqrt(high), points)
     t = s**2
-    ax.plot(t, law.pdf(t), color=color or COLORS["theory"], ls=ls, lw=lw, label=label)
+    ax.plot(t, law.pdf(t), color=COLORS["theory"] if color is None else color, ls=ls, lw=lw, label=label)
     return ax
 
 
@@ -105,14 +105,15 @@ def histogram_over_sorted(spectra, labels, *, law=None, reference=None, columns=
     colors : dict, optional
         Name → colour (default: the softmax colour).
     law_label, reference_label : str, optional
-        Legend entries of the law and of the dashed reference (first panel only).
+        Entries of the figure legend for the law and for the dashed reference.
     offset : int
         Number of largest values removed from every spectrum before the call: ranks are
         shown as k = offset + 1, offset + 2, … and the quantiles use n = length + offset.
     first_full_bin : int
-        The histograms' vertical axis is cut at 1.3 times the tallest bin from this one on
+        The histograms share a vertical axis cut at 1.3 times the tallest bin from this one on
         (default 1: only the first bin may be cut, where a density like t^{-1/2} at a hard edge
-        would flatten everything else); 0 shows every bin in full.
+        would flatten everything else); 0 shows every bin in full. The sorted panels share
+        the vertical axis [0, upper].
     figsize : tuple, optional
         Default: 3 inches per column, 4.4 inches per row of panels.
 
@@ -133,6 +134,7 @@ def histogram_over_sorted(spectra, labels, *, law=None, reference=None, columns=
     means = {name: np.mean([np.sort(np.ravel(s))[::-1] for s in spectra[name]], axis=0)
              for name in names}
     top = upper or max(float(np.max(means[name])) for name in names) * 1.05
+    caps = []
     for index, name in enumerate(names):
         row, col = divmod(index, columns)
         hist_ax, sort_ax = axes[2 * row, col], axes[2 * row + 1, col]
@@ -152,8 +154,7 @@ def histogram_over_sorted(spectra, labels, *, law=None, reference=None, columns=
             law_curve(hist_ax, law, upper=top, lw=1.2, label=law_label)
             quantiles = law.ppf(1 - (ranks - 0.5) / (ranks.size + offset))
             sort_ax.plot(ranks, quantiles, color=COLORS["theory"], lw=0.8, label=law_label)
-        if first_full_bin:  # a hard edge at 0 (c = 1): cut the first bins, not the bulk
-            hist_ax.set_ylim(0, 1.3 * np.max(heights[first_full_bin:]))
+        caps.append(np.max(heights[first_full_bin:]))
         sort_ax.set_xlabel("rank $k$")
         if col == 0:
             hist_ax.set_ylabel("density")
@@ -162,6 +163,10 @@ def histogram_over_sorted(spectra, labels, *, law=None, reference=None, columns=
         row, col = divmod(index, columns)
         axes[2 * row, col].set_visible(False)
         axes[2 * row + 1, col].set_visible(False)
+    for index in range(len(names)):  # common scales, so the panels compare at a glance
+        row, col = divmod(index, columns)
+        axes[2 * row, col].set_ylim(0, 1.3 * max(caps))
+        axes[2 * row + 1, col].set_ylim(0, top)
     entries = {}
     for ax in axes.ravel():
         for handle, text in zip(*ax.get_legend_handles_labels()):
@@ -170,3 +175,64 @@ def histogram_over_sorted(spectra, labels, *, law=None, reference=None, columns=
                fontsize=9)
     fig.tight_layout(rect=(0, 0, 1, 0.97))
     return fig
+
+
+def heat_map(ax, x, y, values, *, logx=True, lognorm=True, annotate="{:.2g}", cmap="viridis",
+             colorbar_label=None, vmin=None, vmax=None):
+    """A heat map of ``values[i, j]`` over a grid ``y[i]`` × ``x[j]`` (phase diagrams, ch. 5).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    x, y : array_like
+        Grid values along the horizontal and vertical axes (any order; cells are sorted).
+    values : array_like
+        Shape (len(y), len(x)).
+    logx : bool
+        Logarithmic horizontal axis (cells centred on ``x`` in log scale).
+    lognorm : bool
+        Logarithmic colour scale (for positive values spanning decades).
+    annotate : str or None
+        Format of the number written in each cell (None: no numbers).
+    cmap, vmin, vmax : colour map and its limits.
+    colorbar_label : str, optional
+        Label of the colour bar (None: no colour bar).
+
+    Returns
+    -------
+    matplotlib.collections.QuadMesh
+    """
+    from matplotlib.colors import LogNorm
+
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    ix, iy = np.argsort(x), np.argsort(y)
+    x, y = x[ix], y[iy]
+    grid = np.asarray(values, dtype=float)[np.ix_(iy, ix)]
+
+    def edges(v, log):
+        w = np.log(v) if log else v
+        if w.size == 1:
+            mids = np.array([w[0] - 0.5, w[0] + 0.5])
+        else:
+            inner = 0.5 * (w[1:] + w[:-1])
+            mids = np.concatenate([[2 * w[0] - inner[0]], inner, [2 * w[-1] - inner[-1]]])
+        return np.exp(mids) if log else mids
+
+    norm = LogNorm(vmin=vmin, vmax=vmax) if lognorm else None
+    mesh = ax.pcolormesh(edges(x, logx), edges(y, False), grid, cmap=cmap, norm=norm,
+                         **({} if lognorm else {"vmin": vmin, "vmax": vmax}))
+    if logx:
+        ax.set_xscale("log")
+        ax.set_xticks(x)
+        ax.set_xticklabels([f"{v:g}" for v in x])
+        ax.minorticks_off()
+    if annotate:
+        for i, yv in enumerate(y):
+            for j, xv in enumerate(x):
+                value = grid[i, j]
+                level = mesh.norm(value) if np.isfinite(value) else 0.0
+                ax.text(xv, yv, annotate.format(value), ha="center", va="center", fontsize=7,
+                        color="white" if level < 0.55 else "black")
+    if colorbar_label is not None:
+        ax.figure.colorbar(mesh, ax=ax, label=colorbar_label)
+    return mesh

@@ -182,7 +182,7 @@ def wasserstein1(sample, other, *, cells_per_point=16):
     Notes
     -----
     Two samples: exact (the integrand is piecewise constant between pooled data points).
-    A CDF F: trapezoid rule for |F_n − F| on the grid above (every cell lies in one gap of
+    A CDF F: trapezoid rule for :math:`|F_n - F|` on the grid above (every cell lies in one gap of
     the data, where F_n is constant), integrating exactly where F_n − F changes sign inside
     a cell (exact when F is linear there). Outside the data it covers the support if known,
     else extends the range until F < 1e-12 (left) and 1 − F < 1e-12 (right), on a grid

@@ -1,0 +1,596 @@
+"""Multi-head experiments of chapters 06–07: pooled spectra, moment tables, the noise rule.
+
+The samplers are :func:`attnspec.multihead_output` and the laws :class:`attnspec.MultiHeadLaw`;
+this module runs them over draws, head counts and weight ties and summarises the result as the
+tables the book prints: m₁, m₂ with standard errors against the closed forms of MATH.md §6, and
+Kolmogorov–Smirnov distances between spectra. It also holds the one sampler the book needs that
+:func:`attnspec.multihead_output` deliberately does not offer: the Gaussian-equivalent model of a
+shared attention pattern with one noise matrix *per head* (the wrong model, MATH.md §6), and the
+closed-form second moment of that wrong model, derived in chapter 07.
+
+Everything in MATH.md §6 is this companion's reconstruction from the abstract of Hayase &
+Karakida (2026), checked by simulation.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._validation import ParameterTypeError, check_choice, check_float, check_int, check_rng
+from .hermite import noise_variance
+from .multihead import TIES, _check_arguments, multihead_output
+from .multihead_laws import MultiHeadLaw, multihead_moments
+from .spectra import ks_distance, moments_with_se, squared_singular_values
+
+__all__ = ["TIE_LABELS", "TIE_KINDS", "NOISE_MODELS", "standard_widths", "multihead_spectra",
+           "shared_pattern_per_head_noise", "shared_pattern_moments", "MomentRow",
+           "Comparison", "compare_head_counts", "compare_ties", "noise_rule_study",
+           "significant", "plus_minus"]
+
+#: Human-readable name of every tie of :data:`attnspec.TIES`.
+TIE_LABELS = {
+    "none": "independent heads",
+    "mqa": "multi-query",
+    "gqa": "grouped-query",
+    "shared_values": "shared values",
+    "cross_kv": "cross key–value",
+    "kv": "key–value tie",
+    "output_keys": "output tied to keys",
+    "shared_pattern": "shared pattern",
+}
+
+#: Where each tie acts (the last column of the table of MATH.md §6).
+TIE_KINDS = {
+    "none": "baseline",
+    "mqa": "across heads",
+    "gqa": "across heads",
+    "shared_values": "across heads",
+    "cross_kv": "across heads",
+    "kv": "within a head",
+    "output_keys": "output depends on keys",
+    "shared_pattern": "contrast case",
+}
+
+#: Noise models of the Gaussian equivalent: ``"rule"`` is one noise matrix per distinct score
+#: matrix (the correct model, what :func:`attnspec.multihead_output` samples); ``"per_head"``
+#: is one noise matrix per head, which differs from the rule only when heads share a pattern.
+NOISE_MODELS = ("rule", "per_head")
+
+
+# ---------------------------------------------------------------------------------------------
+# helpers
+
+
+def significant(x, digits):
+    """``x`` rounded to ``digits`` significant digits, as text with trailing zeros kept.
+
+    >>> significant(7.14310799, 4), significant(0.0034567, 2), significant(36.0, 3)
+    ('7.143', '0.0035', '36.0')
+    """
+    digits = check_int("digits", digits, min=1)
+    if x is None or not np.isfinite(x):
+        return "nan"
+    text = f"{float(x):#.{digits}g}"
+    return text[:-1] if text.endswith(".") else text
+
+
+def standard_widths(d, heads):
+    """Widths (d_head, d_value) of the standard allocation H d_h = H d_v = d, rounded.
+
+    Parameters
+    ----------
+    d : int
+        Embedding width d ≥ 1.
+    heads : int
+        Number of heads H, 1 ≤ H ≤ d.
+
+    Returns
+    -------
+    tuple of int
+        ``(round(d/H), round(d/H))``, exact when H divides d. Passing the widths explicitly
+        lets a chapter use any H; the sampler and the law then get the same widths.
+    """
+    d = check_int("d", d, min=1)
+    heads = check_int("heads", heads, min=1, max=d)
+    width = max(1, round(d / heads))
+    return width, width
+
+
+def _children(rng, n):
+    """n independent child streams of ``rng`` (an int seed or None gives fresh SeedSequences)."""
+    if isinstance(rng, np.random.Generator):
+        return rng.spawn(n)
+    if isinstance(rng, np.random.SeedSequence):
+        return rng.spawn(n)
+    if rng is None or (isinstance(rng, numbers.Integral) and not isinstance(rng, bool)):
+        if rng is not None and rng < 0:
+            raise ValueError(f"rng must be a non-negative seed; got rng={rng}")
+        return np.random.SeedSequence(rng).spawn(n)
+    raise ParameterTypeError("rng must be None, an int seed, a numpy SeedSequence or a "
+                             f"numpy.random.Generator; got rng={rng!r}")
+
+
+# ---------------------------------------------------------------------------------------------
+# samplers
+
+
+def shared_pattern_per_head_noise(ell, d, heads, beta, *, d_head=None, d_value=None, rng=None):
+    r"""Sample the *wrong* Gaussian equivalent of a shared pattern: one noise matrix per head.
+
+    Parameters
+    ----------
+    ell, d, heads, beta, d_head, d_value
+        As in :func:`attnspec.multihead_output` with ``tie="shared_pattern"``.
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        Source of randomness. The weights are drawn in the same order as
+        ``multihead_output(..., tie="shared_pattern", equivalent=True)``, so the same seed
+        gives the same weights (Q, K, the values, W_O) and only the noise differs.
+
+    Returns
+    -------
+    numpy.ndarray
+        ℓ×d matrix :math:`Y = \sqrt{\ell/d}\,\sum_h (\beta S + \alpha Z_h) P V_h W_O^h/\ell`
+        with **independent** Z_h, although every head has the same score matrix
+        S = Q Kᵀ/√d_h.
+
+    Notes
+    -----
+    The rule of MATH.md §6 is one noise matrix per distinct score matrix: heads sharing a
+    pattern must share Z. This sampler breaks the rule on purpose (chapter 07): the noise of
+    different heads becomes asymptotically free where the true nonlinear parts are identical,
+    and m₂ drops by (1 − 1/H)(s² − β⁴) (:func:`shared_pattern_moments`).
+    """
+    # validate exactly as the sampler of the correct model does
+    ell, d, heads, beta, _, d_head, d_value, _, _ = _check_arguments(
+        ell, d, heads, beta, "shared_pattern", d_head, d_value, None, True)
+    rng = check_rng(rng)
+    # weights in the order of multihead_output: queries, keys, values, output projections
+    Q = rng.standard_normal((ell, d_head))
+    K = rng.standard_normal((ell, d_head))
+    values = [rng.standard_normal((ell, d_value)) for _ in range(heads)]
+    W_O = rng.standard_normal((heads, d_value, d)) / math.sqrt(heads * d_value)
+    signal = beta * ((Q / math.sqrt(d_head)) @ K.T)
+    alpha = math.sqrt(noise_variance(beta))
+    O = np.zeros((ell, d))
+    for V, W in zip(values, W_O):
+        core = (signal + alpha * rng.standard_normal((ell, ell))) / ell
+        O += (core @ (V - V.mean(axis=0, keepdims=True))) @ W
+    return O * math.sqrt(ell / d)
+
+
+def multihead_spectra(ell, d, heads, beta, *, tie="none", draws=1, equivalent=False,
+                      noise="rule", d_head=None, d_value=None, groups=None, rng=None):
+    """Squared singular values of the multi-head output Y, one array per independent draw.
+
+    Parameters
+    ----------
+    ell, d, heads, beta, tie, d_head, d_value, groups
+        As in :func:`attnspec.multihead_output`.
+    draws : int
+        Number of independent draws R ≥ 1.
+    equivalent : bool
+        Sample the Gaussian-equivalent model instead of softmax attention.
+    noise : {"rule", "per_head"}
+        Noise model of the Gaussian equivalent (only with ``equivalent=True``): ``"rule"``, one
+        noise matrix per distinct score matrix (correct); ``"per_head"``, one per head, which
+        differs from the rule only for ``tie="shared_pattern"`` and is accepted only there
+        (:func:`shared_pattern_per_head_noise`).
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        Draw r uses child r of ``SeedSequence(rng)`` (of ``rng.spawn`` for a Generator). An int
+        seed therefore gives the softmax model and its Gaussian equivalent **with the same
+        weights** draw by draw (the samplers draw every weight before any noise), so their
+        difference isolates the nonlinearity.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        R arrays of ℓ squared singular values (descending), the input of
+        :func:`attnspec.moments_with_se` and, pooled, of :func:`attnspec.ks_distance`.
+    """
+    draws = check_int("draws", draws, min=1)
+    noise = check_choice("noise", noise, NOISE_MODELS)
+    if noise == "per_head" and not (equivalent is True and tie == "shared_pattern"):
+        raise ValueError("noise='per_head' is a model of the Gaussian equivalent of a shared "
+                         "pattern only (it equals the rule whenever heads have distinct score "
+                         "matrices); it needs equivalent=True and tie='shared_pattern'; got "
+                         f"equivalent={equivalent!r}, tie={tie!r}")
+    spectra = []
+    for child in _children(rng, draws):
+        if noise == "per_head":
+            Y = shared_pattern_per_head_noise(ell, d, heads, beta, d_head=d_head,
+                                              d_value=d_value, rng=child)
+        else:
+            Y = multihead_output(ell, d, heads, beta, tie=tie, d_head=d_head, d_value=d_value,
+                                 groups=groups, equivalent=equivalent, rng=child)
+        spectra.append(squared_singular_values(Y))
+    return spectra
+
+
+# ---------------------------------------------------------------------------------------------
+# closed forms
+
+
+def shared_pattern_moments(ell, d, heads, beta, *, noise="rule", d_head=None, d_value=None):
+    r"""Closed-form m₁, m₂ of a shared pattern, for the true model and for per-head noise.
+
+    Parameters
+    ----------
+    ell, d, heads, beta, d_head, d_value
+        As in :func:`attnspec.multihead_output` with ``tie="shared_pattern"``.
+    noise : {"rule", "per_head"}
+        ``"rule"``: the true law (softmax, and the Gaussian equivalent with one shared noise
+        matrix; formula (c) of MATH.md §6). ``"per_head"``: the Gaussian equivalent with an
+        independent noise matrix in every head (:func:`shared_pattern_per_head_noise`).
+
+    Returns
+    -------
+    list of float
+        ``[m1, m2]``.
+
+    Notes
+    -----
+    With s = e^{β²} − 1, α² = s − β², c = ℓ/d_h and m₂⁽ᵃ⁾ the value of formula (a) for
+    independent heads of the same widths,
+
+    .. math::
+
+        m_1 = s,\qquad m_2 = m_2^{(a)} + (1 - 1/H)\,X,\qquad
+        X = \begin{cases} s^2 + c\beta^4 & \text{one shared noise (true)},\\
+                          (1 + c)\beta^4 & \text{one noise per head.}\end{cases}
+
+    Derivation (chapter 07): averaging over the output projections, m₂ is a sum over pairs of
+    heads of tr(C_h C_hᵀ C_{h'} C_{h'}ᵀ) with C_h the per-head core; for h ≠ h' it is s²/ℓ for
+    independent cores, and for cores (βS + αZ_h)/ℓ sharing S it is
+    [β⁴(2 + c) + 2α²β²(1 + [Z_h = Z_{h'}]) + α⁴(1 + [Z_h = Z_{h'}])]/ℓ, using the second
+    moment 2 + c of SSᵀ/ℓ (MATH.md §3). The true and per-head values differ by
+    (1 − 1/H)(s² − β⁴) = (1 − 1/H)(α⁴ + 2α²β²): the cross-head correlation of the nonlinear
+    part that independent noise throws away. At ℓ = 500, d = 1000, β = 1, H = 4 this gives
+    10.857 (true) and 9.393 (per-head noise); MATH.md §6 measures 10.73 / 10.87 (softmax / GE
+    with shared noise) and 9.39 (per-head noise). This formula is this companion's derivation.
+    """
+    noise = check_choice("noise", noise, NOISE_MODELS)
+    ell, d, heads, beta, _, d_head, d_value, _, _ = _check_arguments(
+        ell, d, heads, beta, "shared_pattern", d_head, d_value, None, False)
+    s = math.expm1(beta * beta)
+    b4 = beta ** 4
+    c = ell / d_head
+    m2_a = s * s * (1 + (1 + ell / d_value) / heads + ell / d) + c * b4 / heads
+    cross = s * s + c * b4 if noise == "rule" else (1 + c) * b4
+    return [s, m2_a + (1 - 1 / heads) * cross]
+
+
+# ---------------------------------------------------------------------------------------------
+# comparisons
+
+
+@dataclass(frozen=True)
+class MomentRow:
+    """One row of a comparison table (NaN where a value was not computed).
+
+    Attributes
+    ----------
+    key : int or str
+        H (head-count comparison) or the tie name.
+    label, kind : str
+        Human-readable name and where the tie acts (:data:`TIE_LABELS`, :data:`TIE_KINDS`).
+    m1_theory, m2_theory : float
+        Closed-form limits (MATH.md §6 (a)–(c)).
+    m1, m1_se, m2, m2_se : float
+        Softmax attention: mean over draws of the empirical moments and its standard error.
+    m2_equivalent, m2_equivalent_se : float
+        The same for the Gaussian-equivalent model (same weights, draw by draw).
+    ks_equivalent : float
+        KS distance between the pooled softmax and Gaussian-equivalent spectra.
+    ks_law : float
+        KS distance between the pooled softmax spectrum and the limiting law (MultiHeadLaw).
+    ks_reference : float
+        KS distance between the pooled softmax spectrum and that of independent heads.
+    """
+
+    key: object
+    label: str
+    kind: str
+    m1_theory: float
+    m2_theory: float
+    m1: float
+    m1_se: float
+    m2: float
+    m2_se: float
+    m2_equivalent: float = math.nan
+    m2_equivalent_se: float = math.nan
+    ks_equivalent: float = math.nan
+    ks_law: float = math.nan
+    ks_reference: float = math.nan
+
+
+_COLUMNS = {  # name -> (markdown header, text header, formatter)
+    "key": ("", "", lambda r: str(r.key)),
+    "label": ("", "", lambda r: r.label),
+    "kind": ("kind", "kind", lambda r: r.kind),
+    "m1_theory": ("m₁ exact", "m1 exact", lambda r: significant(r.m1_theory, 4)),
+    "m1": ("m₁ {sample}", "m1 {sample}", lambda r: plus_minus(r.m1, r.m1_se)),
+    "m2_theory": ("m₂ exact", "m2 exact", lambda r: significant(r.m2_theory, 4)),
+    "m2": ("m₂ {sample}", "m2 {sample}", lambda r: plus_minus(r.m2, r.m2_se)),
+    "m2_equivalent": ("m₂ GE", "m2 GE",
+                      lambda r: plus_minus(r.m2_equivalent, r.m2_equivalent_se)),
+    "ks_equivalent": ("KS(softmax, GE)", "KS(sm,GE)", lambda r: significant(r.ks_equivalent, 2)),
+    "ks_law": ("KS({sample}, law)", "KS(law)", lambda r: significant(r.ks_law, 2)),
+    "ks_reference": (None, None, lambda r: significant(r.ks_reference, 2)),
+}
+_REFERENCE_NAMES = ("KS to independent heads", "KS(indep)")  # default header of ks_reference
+
+
+def plus_minus(value, se):
+    """``value ± se`` as text: the value to 3 significant digits, the error to 1 (2 if its
+    first digit is 1); the value alone if ``se`` is NaN (a single draw).
+
+    >>> plus_minus(7.1431, 0.0512), plus_minus(1.6812, 0.0134), plus_minus(2.0, float("nan"))
+    ('7.14 ± 0.05', '1.68 ± 0.013', '2.00')
+    """
+    if not np.isfinite(value):
+        return "nan"
+    if not np.isfinite(se) or se <= 0:
+        return significant(value, 3)
+    return f"{significant(value, 3)} ± {significant(se, 2 if f'{se:.1e}'[0] == '1' else 1)}"
+
+
+@dataclass
+class Comparison:
+    """Spectra and their summary for several configurations (head counts or ties).
+
+    Attributes
+    ----------
+    rows : dict
+        key → :class:`MomentRow`, in the order computed.
+    softmax, equivalent : dict
+        key → list of per-draw spectra (softmax attention; Gaussian equivalent, or empty).
+    laws : dict
+        key → :class:`attnspec.MultiHeadLaw` of the configuration.
+    noise_floor : float
+        KS distance between two independent batches of independent-heads softmax spectra of
+        the same size: the level below which a KS distance means "same law" (NaN if not
+        computed).
+    settings : dict
+        The arguments of the comparison (ℓ, d, β, draws, ...).
+    seeds : dict
+        key → the int seed of its draws (softmax and Gaussian equivalent share it).
+    """
+
+    rows: dict = field(default_factory=dict)
+    softmax: dict = field(default_factory=dict)
+    equivalent: dict = field(default_factory=dict)
+    laws: dict = field(default_factory=dict)
+    noise_floor: float = math.nan
+    settings: dict = field(default_factory=dict)
+    seeds: dict = field(default_factory=dict)
+
+    def pooled(self, key, model="softmax"):
+        """All draws of ``key`` concatenated (``model`` "softmax" or "equivalent")."""
+        check_choice("model", model, ("softmax", "equivalent"))
+        return np.concatenate(getattr(self, model)[key])
+
+    def _header(self, column, markdown):
+        text = _COLUMNS[column][0 if markdown else 1]
+        if not text:
+            return self._name(column, markdown)
+        return text.format(sample=self.settings.get("sample_name", "softmax"))
+
+    def _name(self, column, markdown):
+        if column == "ks_reference":
+            return self.settings.get("reference_name", _REFERENCE_NAMES)[0 if markdown else 1]
+        return self.settings.get("key_name" if column == "key" else "label_name", column)
+
+    def table(self, columns=None, format="markdown"):
+        """The rows as a table.
+
+        Parameters
+        ----------
+        columns : sequence of str, optional
+            Fields of :class:`MomentRow` to show (default: all that were computed).
+        format : {"markdown", "text"}
+            A Markdown table (for ``IPython.display.Markdown``) or aligned plain text (for
+            printed, nbval-checked cells). Exact values have 4 significant digits, simulated
+            moments 3 (± one standard error over draws), KS distances 2; a value that was not
+            computed (such as the KS distance of independent heads to themselves) is "—".
+        """
+        check_choice("format", format, ("markdown", "text"))
+        if columns is None:
+            columns = [c for c in _COLUMNS if c in ("key", "label", "kind")
+                       or any(np.isfinite(getattr(r, c)) for r in self.rows.values())]
+        for c in columns:
+            check_choice("columns", c, tuple(_COLUMNS))
+        cells = [[_COLUMNS[c][2](r) for c in columns] for r in self.rows.values()]
+        cells = [["—" if x == "nan" else x for x in row] for row in cells]
+        if format == "markdown":
+            # no line break inside "value ± error" (non-breaking spaces)
+            cells = [[x.replace(" ± ", "\u00a0±\u00a0") for x in row] for row in cells]
+            head = [self._header(c, True) for c in columns]
+            lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(columns)]
+            lines += ["| " + " | ".join(row) + " |" for row in cells]
+            return "\n".join(lines)
+        head = [self._header(c, False) for c in columns]
+        widths = [max(len(x) for x in col) for col in zip(head, *cells)]
+        return "\n".join("  ".join(x.ljust(w) for x, w in zip(line, widths)).rstrip()
+                         for line in [head, *cells])
+
+
+def _row(key, label, kind, theory, softmax, equivalent, law, reference=None):
+    (m1, m2), (se1, se2) = moments_with_se(softmax)
+    pooled = np.concatenate(softmax)
+    row = dict(key=key, label=label, kind=kind, m1_theory=theory[0], m2_theory=theory[1],
+               m1=m1, m1_se=se1, m2=m2, m2_se=se2, ks_law=ks_distance(pooled, law))
+    if equivalent:
+        (_, m2e), (_, se2e) = moments_with_se(equivalent)
+        row.update(m2_equivalent=m2e, m2_equivalent_se=se2e,
+                   ks_equivalent=ks_distance(pooled, np.concatenate(equivalent)))
+    if reference is not None:
+        row["ks_reference"] = ks_distance(pooled, reference)
+    return MomentRow(**row)
+
+
+def compare_head_counts(ell, d, heads_list, beta, *, draws=2, equivalent=True, rng=None):
+    """Softmax vs Gaussian equivalent vs exact law for several head counts (chapter 06).
+
+    Parameters
+    ----------
+    ell, d : int
+        Tokens ℓ and embedding width d (2 ≤ ℓ ≤ d).
+    heads_list : sequence of int
+        Head counts H, each with the standard allocation d_h = d_v = d/H (rounded,
+        :func:`standard_widths`, so any H ≤ d works).
+    beta : float
+        Inverse temperature β > 0.
+    draws : int
+        Independent draws per head count (≥ 2 for standard errors).
+    equivalent : bool
+        Also sample the Gaussian-equivalent model, with the same weights as the softmax draws.
+    rng : None, int or numpy.random.SeedSequence
+        Head count i uses child i of ``SeedSequence(rng)``.
+
+    Returns
+    -------
+    Comparison
+        Keyed by H; rows with m₁, m₂ (± SE) against formula (a) and KS distances
+        softmax–GE and softmax–law.
+    """
+    heads_list = [check_int("heads_list", h, min=1) for h in heads_list]
+    if not heads_list:
+        raise ValueError("heads_list must contain at least one head count; got []")
+    beta = check_float("beta", beta, min=0, min_open=True)
+    out = Comparison(settings=dict(ell=ell, d=d, heads_list=heads_list, beta=beta,
+                                   draws=draws, key_name="H", label_name="d_h = d_v"))
+    for H, child in zip(heads_list, _children(rng, len(heads_list))):
+        d_head, d_value = standard_widths(d, H)
+        kw = dict(d_head=d_head, d_value=d_value)
+        seed = out.seeds[H] = int(child.generate_state(1)[0])
+        out.softmax[H] = multihead_spectra(ell, d, H, beta, draws=draws, rng=seed, **kw)
+        out.equivalent[H] = (multihead_spectra(ell, d, H, beta, draws=draws, rng=seed,
+                                               equivalent=True, **kw) if equivalent else [])
+        out.laws[H] = MultiHeadLaw(ell, d, H, beta, **kw)
+        theory = multihead_moments(ell, d, H, beta, **kw)
+        out.rows[H] = _row(H, f"{d_head}", "standard allocation", theory, out.softmax[H],
+                           out.equivalent[H], out.laws[H])
+    return out
+
+
+def compare_ties(ell, d, heads, beta, ties=TIES, *, draws=2, groups=None, equivalent=True,
+                 noise_floor=True, rng=None):
+    """All weight ties against independent heads, in one call (chapter 07, MATH.md §6).
+
+    Parameters
+    ----------
+    ell, d, heads, beta
+        As in :func:`attnspec.multihead_output` (standard allocation d_h = d_v = d/H, so H
+        must divide d).
+    ties : sequence of str
+        Ties of :data:`attnspec.TIES` to compare; ``"none"`` (independent heads, the
+        reference) is always computed first, whether listed or not.
+    draws : int
+        Independent draws per tie (≥ 2 for standard errors).
+    groups : int, optional
+        Number of key–value groups for ``"gqa"`` (default: H/2 for even H, else 1).
+    equivalent : bool
+        Also sample each tie's Gaussian-equivalent model (same weights, draw by draw).
+    noise_floor : bool
+        Also sample a second, independent batch of independent heads and record the KS
+        distance between the two batches (:attr:`Comparison.noise_floor`).
+    rng : None, int or numpy.random.SeedSequence
+        Tie i uses child i of ``SeedSequence(rng)`` (in the order of ``ties`` after
+        ``"none"``); the noise-floor batch uses one more child.
+
+    Returns
+    -------
+    Comparison
+        Keyed by tie; each row has m₁, m₂ ± SE against the closed forms (a)–(c) of MATH.md §6,
+        KS to independent heads, softmax–GE and softmax–law.
+
+    Notes
+    -----
+    With H = 1, ``cross_kv`` (V_1 = K_{1 mod 1} = K_1) is the key–value tie, and its theory
+    values and law are those of ``tie="kv"`` (as :func:`attnspec.multihead_moments` computes).
+    """
+    ties = [check_choice("ties", t, TIES) for t in ties]
+    ties = ["none"] + [t for t in dict.fromkeys(ties) if t != "none"]
+    heads = check_int("heads", heads, min=1)
+    beta = check_float("beta", beta, min=0, min_open=True)
+    if groups is None:
+        groups = heads // 2 if heads % 2 == 0 else 1
+    out = Comparison(settings=dict(ell=ell, d=d, heads=heads, beta=beta, draws=draws,
+                                   groups=groups, key_name="tie", label_name="variant"))
+    children = _children(rng, len(ties) + 1)
+    for tie, child in zip(ties, children):
+        kw = dict(tie=tie, groups=groups if tie == "gqa" else None)
+        seed = out.seeds[tie] = int(child.generate_state(1)[0])
+        out.softmax[tie] = multihead_spectra(ell, d, heads, beta, draws=draws, rng=seed, **kw)
+        out.equivalent[tie] = (multihead_spectra(ell, d, heads, beta, draws=draws, rng=seed,
+                                                 equivalent=True, **kw) if equivalent else [])
+        m1, m2 = multihead_moments(ell, d, heads, beta, tie, groups=kw["groups"])
+        out.laws[tie] = MultiHeadLaw(ell, d, heads, beta, tie=tie, groups=kw["groups"])
+        reference = None if tie == "none" else out.pooled("none")
+        out.rows[tie] = _row(tie, TIE_LABELS[tie], TIE_KINDS[tie], (m1, m2), out.softmax[tie],
+                             out.equivalent[tie], out.laws[tie], reference)
+    if noise_floor:
+        seed = int(children[-1].generate_state(1)[0])
+        second = multihead_spectra(ell, d, heads, beta, draws=draws, rng=seed)
+        out.noise_floor = ks_distance(out.pooled("none"), np.concatenate(second))
+    return out
+
+
+def noise_rule_study(ell, d, heads, beta, *, draws=2, rng=None, comparison=None):
+    """A shared attention pattern: softmax vs its Gaussian equivalent with shared or per-head noise.
+
+    Parameters
+    ----------
+    ell, d, heads, beta
+        As in :func:`attnspec.multihead_output` with ``tie="shared_pattern"``.
+    draws : int
+        Independent draws per model (≥ 2 for standard errors).
+    rng : None, int or numpy.random.SeedSequence
+        Seed of the draws; the three models use the same weights draw by draw.
+    comparison : Comparison, optional
+        A result of :func:`compare_ties` that contains ``"shared_pattern"``: its softmax and
+        Gaussian-equivalent draws are reused (and their seed, so the per-head-noise model
+        again has the same weights); ``rng`` and ``draws`` are then ignored.
+
+    Returns
+    -------
+    Comparison
+        Keyed by model: ``"softmax"``, ``"rule"`` (one noise matrix shared by the heads, the
+        correct Gaussian equivalent) and ``"per_head"`` (one noise matrix per head). Rows hold
+        m₁, m₂ ± SE against :func:`shared_pattern_moments`, the KS distance to the softmax
+        spectrum (``ks_reference``) and to the law of formula (c) (``ks_law``).
+    """
+    law = MultiHeadLaw(ell, d, heads, beta, tie="shared_pattern")
+    if comparison is not None and "shared_pattern" in comparison.softmax:
+        seed = comparison.seeds["shared_pattern"]
+        softmax = comparison.softmax["shared_pattern"]
+        rule = comparison.equivalent["shared_pattern"] or multihead_spectra(
+            ell, d, heads, beta, tie="shared_pattern", draws=len(softmax), rng=seed,
+            equivalent=True)
+        draws = len(softmax)
+    else:
+        seed = int(_children(rng, 1)[0].generate_state(1)[0])
+        kw = dict(tie="shared_pattern", draws=draws, rng=seed)
+        softmax = multihead_spectra(ell, d, heads, beta, **kw)
+        rule = multihead_spectra(ell, d, heads, beta, equivalent=True, **kw)
+    per_head = multihead_spectra(ell, d, heads, beta, tie="shared_pattern", draws=draws,
+                                 rng=seed, equivalent=True, noise="per_head")
+    out = Comparison(settings=dict(ell=ell, d=d, heads=heads, beta=beta, draws=draws,
+                                   key_name="model", label_name="model",
+                                   sample_name="simulated",
+                                   reference_name=("KS to softmax", "KS(softmax)")),
+                     laws={"shared_pattern": law})
+    labels = {"softmax": "softmax attention", "rule": "GE, one shared noise matrix",
+              "per_head": "GE, one noise matrix per head"}
+    for key, spectra in (("softmax", softmax), ("rule", rule), ("per_head", per_head)):
+        out.softmax[key], out.seeds[key] = spectra, seed
+        noise = "per_head" if key == "per_head" else "rule"
+        theory = shared_pattern_moments(ell, d, heads, beta, noise=noise)
+        reference = None if key == "softmax" else np.concatenate(softmax)
+        out.rows[key] = _row(key, labels[key], "shared pattern", theory, spectra, [], law,
+                             reference)
+    return out
