@@ -114,3 +114,9 @@ def test_bare_words_in_lists_survive_the_shell():
     assert got == {"ties": ["kv", "mqa"]}
     with pytest.raises(ParameterError, match=re.escape("ties[0] must be one of")):
         parse_assignments("07_key_dependent_projections", ["ties=[kvv]"])
+
+
+def test_cli_accepts_parameters_after_options(monkeypatch, capsys):
+    """`attnspec rerun 01 --quick beta=-2` reads beta (and refuses it) like `01 beta=-2 --quick`."""
+    assert cli.main(["rerun", "01", "--quick", "beta=-2"]) == 2
+    assert "got beta=-2.0" in capsys.readouterr().err

@@ -107,7 +107,7 @@ def test_the_book_was_built_from_the_current_library():
     sys.path.insert(0, str(ROOT / "tools"))
     from build_book import inputs_hash
 
-    assert (ROOT / "_build" / ".inputs-hash").read_text() == inputs_hash()
+    assert (HTML / ".inputs-hash").read_text() == inputs_hash()
 
 
 @pytest.mark.parametrize("page", _pages() or ["intro.html"])

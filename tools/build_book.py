@@ -29,15 +29,16 @@ def inputs_hash():
 
 
 def main():
-    stamp = BUILD / ".inputs-hash"
+    cache_stamp = BUILD / ".cache-inputs-hash"   # what the cached outputs were computed with
     caches = [BUILD / ".jupyter_cache", BUILD / "sweep-cache"]  # executed notebooks, sweeps
     current = inputs_hash()
-    if not stamp.exists() or stamp.read_text() != current:
+    BUILD.mkdir(exist_ok=True)
+    if not cache_stamp.exists() or cache_stamp.read_text() != current:
         for cache in caches:
             if cache.exists():
                 print(f"lib/ or the pins changed since the last build: clearing {cache.name}")
                 shutil.rmtree(cache)
-    BUILD.mkdir(exist_ok=True)
+        cache_stamp.write_text(current)
     shutil.rmtree(BUILD / "html", ignore_errors=True)  # no stale pages from earlier builds
     jb = Path(sys.executable).with_name("jupyter-book")
     cmd = [str(jb), "build", str(ROOT), "--all", "-W", "-n", "--keep-going", "--builder", "html"]
@@ -45,7 +46,7 @@ def main():
     if result.returncode != 0:
         print("book build FAILED (warnings are errors; see the messages above)", file=sys.stderr)
         return result.returncode
-    stamp.write_text(current)
+    (BUILD / "html" / ".inputs-hash").write_text(current)  # the site's provenance
     print(f"\nThe book is at {BUILD / 'html' / 'index.html'}")
     return 0
 

@@ -66,6 +66,9 @@ SOLUTION_TAG = "solution"
 #: top-level entries of the repository that are not part of the book's sources
 NOT_SOURCES = {".git", ".venv", "_build", "lib", "tests", "tools", "benchmarks", "docs", ".ci",
                "_vendor", "__pycache__", ".ipynb_checkpoints", ".pytest_cache", "build"}
+#: folders of the main ``_build`` that chapters read and write through ``../_build/`` (the
+#: sweeps' on-disk cache): the student sources see the main build's copy
+SHARED_BUILD_FOLDERS = ("sweep-cache",)
 #: a line that opens a solution directive (used only to *verify* the stripped sources)
 _OPENS_SOLUTION = re.compile(r"^\s*(`{3,}|~{3,}|:{3,})\s*\{solution(-start|-end)?\}", re.M)
 #: an HTML element rendered by sphinx-exercise for a solution
@@ -330,6 +333,11 @@ def copy_sources(root, src):
             shutil.copy2(entry, src / entry.name)
     if (Path(root) / "_vendor").exists():
         os.symlink((Path(root) / "_vendor").resolve(), src / "_vendor")
+    for name in SHARED_BUILD_FOLDERS:
+        shared = Path(root) / "_build" / name
+        shared.mkdir(parents=True, exist_ok=True)
+        (src / "_build").mkdir(exist_ok=True)
+        os.symlink(shared.resolve(), src / "_build" / name)
 
 
 def student_config(src, cache_path, launch_branch=None):
@@ -338,10 +346,7 @@ def student_config(src, cache_path, launch_branch=None):
     config = yaml.safe_load(path.read_text()) or {}
     config["title"] = f"{config.get('title', 'Book')} (student edition)"
     config.setdefault("sphinx", {}).setdefault("config", {})["hide_solutions"] = True
-    execute = config.setdefault("execute", {})
-    execute["cache"] = str(cache_path)
-    if execute.get("execute_notebooks") in (None, False, "off", "auto"):
-        execute["execute_notebooks"] = "cache"
+    config.setdefault("execute", {})["cache"] = str(cache_path)
     if launch_branch:
         config.setdefault("repository", {})["branch"] = launch_branch
     else:
@@ -351,10 +356,10 @@ def student_config(src, cache_path, launch_branch=None):
 
 
 def _reuse(cache, student_cache, original, stripped, path, plan=None):
-    """None if there is nothing to execute, else whether the main build's outputs were reused."""
-    if not any(c.cell_type == "code" for c in original.cells):
+    """None if nothing is executed, else whether the main build's outputs were reused."""
+    if student_cache is None or not any(c.cell_type == "code" for c in original.cells):
         return None
-    return (cache is not None and student_cache is not None
+    return (cache is not None
             and seed_student_cache(cache, student_cache, original, stripped, str(path), plan))
 
 
@@ -362,7 +367,8 @@ def strip_sources(src, cache=None, student_cache=None):
     """Remove the solutions from every page and notebook under ``src``; return a report."""
     report = []
     for path in sorted(src.rglob("*")):
-        if path.is_symlink() or not path.is_file() or "_vendor" in path.parts:
+        if (path.is_symlink() or not path.is_file()
+                or {"_vendor", "_build"} & set(path.relative_to(src).parts)):
             continue
         where = str(path.relative_to(src))
         if path.suffix == ".ipynb":
@@ -442,8 +448,16 @@ def build(root=ROOT, out=None, launch_branch=None, reuse_cache=True):
     student_config(src, (out / ".jupyter_cache").resolve(), launch_branch)
     from jupyter_cache import get_cache
 
-    cache = main_cache(root) if reuse_cache else None
-    student_cache = get_cache(str(out / ".jupyter_cache"))
+    mode = (yaml.safe_load((src / "_config.yml").read_text()).get("execute") or {}).get(
+        "execute_notebooks", "auto")
+    if mode != "cache":
+        print(f"execute_notebooks is {'off' if mode is False else mode!r} in _config.yml, not "
+              "'cache': the main build's outputs cannot be reused; Jupyter Book decides what "
+              "to execute")
+        cache = student_cache = None
+    else:
+        cache = main_cache(root) if reuse_cache else None
+        student_cache = get_cache(str(out / ".jupyter_cache"))
     report = strip_sources(src, cache, student_cache)
     for where, solutions, reused, _ in report:
         run = "" if reused is None else ("  outputs: reused from the main build" if reused
@@ -456,6 +470,8 @@ def build(root=ROOT, out=None, launch_branch=None, reuse_cache=True):
     verify(html, report)
     total = sum(r[1] for r in report)
     index = html / "index.html"
+    if not index.is_file():
+        raise StudentBuildError(f"the build wrote no {index}")
     print(f"\nStudent edition: {total} solution(s) removed from {len(report)} page(s); "
           "no solution left in the pages or the downloads.")
     print(f"The student edition is at {index}")

@@ -44,6 +44,7 @@ Moments without a closed form use the same interpolants (Fejér quadrature).
 
 from __future__ import annotations
 
+import abc
 import math
 
 import numpy as np
@@ -174,7 +175,7 @@ class _Piece:
         return float(np.sum(coef[::2] * 2.0 / (1.0 - k ** 2.0)) * np.pi / 2)
 
 
-class SpectralLaw:
+class SpectralLaw(abc.ABC):
     """Base class of laws of squared singular values on [0, ∞) (see the module docstring).
 
     Public methods follow scipy.stats' frozen distributions: inputs are converted with
@@ -190,14 +191,17 @@ class SpectralLaw:
         self._pieces_cache = None
 
     # ----- hooks -------------------------------------------------------------------------
+    @abc.abstractmethod
     def _params(self):
-        raise NotImplementedError
+        """Subclass hook."""
 
+    @abc.abstractmethod
     def _support(self):
-        raise NotImplementedError
+        """Subclass hook."""
 
+    @abc.abstractmethod
     def _pdf(self, x):
-        raise NotImplementedError
+        """Subclass hook."""
 
     def _intervals(self):
         return [(self._a, self._b, self._left_edge)]

@@ -316,9 +316,9 @@ def density_from_r_transform(R, x, *, scale=None, dR=None):
     x : array_like
         Real points.
     scale : float, optional
-        Typical size of the law (default: the largest |x|); sets the ladder of η.
+        Typical size of the law (default: the largest :math:`|x|`); sets the ladder of η.
     dR : callable, optional
-        Derivative R′. Default: central complex difference with step 1e-6·|g|.
+        Derivative R′. Default: central complex difference with step :math:`10^{-6}|g|`.
 
     Returns
     -------
@@ -377,7 +377,7 @@ def semicircle_subordination_density(atoms, var, x, weights=None, *, scale=None)
     weights : array_like, optional
         Masses of the atoms (default: equal, 1/len(atoms)); normalised to sum to 1.
     scale : float, optional
-        Typical size of the law (default: max |x|).
+        Typical size of the law (default: :math:`\max|x|`).
 
     Returns
     -------
@@ -522,7 +522,7 @@ def coupled_spectra(ell, d_qk, beta, rng=None):
     -----
     Module-level, so :func:`attnspec.sweep` can run it in worker processes
     (``sweep(coupled_spectra, points, seed=seed)``). Sharing Q and K makes the sorted spectra
-    comparable value by value (the mean |sorted gap| of chapter 3), not only as laws.
+    comparable value by value (the mean absolute gap between sorted values, chapter 3), not only as laws.
     """
     ell = check_int("ell", ell, min=2)
     d_qk = check_int("d_qk", d_qk, min=1)

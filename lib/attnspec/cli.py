@@ -57,7 +57,12 @@ def build_parser():
 
 def main(argv=None):
     """Run the command line; return the exit status (2 for bad parameters)."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if args.command == "rerun" and all("=" in item for item in extra):
+        args.params += extra   # `rerun 03 --quick beta=1.5`: pairs after an option
+    elif extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         return args.func(args)
     except (ParameterError, FileNotFoundError) as exc:

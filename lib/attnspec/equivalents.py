@@ -13,7 +13,7 @@ from .models import _gaussian_factors, _project_rows, _scores, _softmax_rows
 
 __all__ = ["linear_equivalent", "stepwise_chain", "mp_surrogate", "STEPWISE_KEYS"]
 
-#: Keys of :func:`stepwise_chain`, in the order of the figure (MATH.md §4).
+#: Keys of :func:`attnspec.stepwise_chain`, in the order of the figure (MATH.md §4).
 STEPWISE_KEYS = ("softmax", "Y", "Y_f", "Y_Q", "Y_Q_lin", "Y_f_lin")
 
 

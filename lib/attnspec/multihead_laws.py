@@ -27,7 +27,15 @@ from ._multihead_free import Chain, Jet, chain_moments
 from ._validation import check_int
 from .multihead import TIES, _check_arguments
 
-__all__ = ["multihead_moments", "MultiHeadLaw", "ACROSS_HEAD_TIES"]
+__all__ = ["multihead_moments", "MultiHeadLaw", "ACROSS_HEAD_TIES", "UnresolvedLawError"]
+
+
+class UnresolvedLawError(ValueError):
+    """The solver cannot resolve this configuration's density to full accuracy.
+
+    Raised instead of returning a wrong curve (near-degenerate edges, e.g. ℓ = d − 1); the
+    moments stay exact through :func:`multihead_moments`.
+    """
 
 #: Ties that share weights across heads only: their law is the law of independent heads.
 ACROSS_HEAD_TIES = ("mqa", "gqa", "shared_values", "cross_kv", "output_keys")
@@ -195,8 +203,8 @@ class MultiHeadLaw(SpectralLaw):
     ------
     ValueError
         For invalid parameters (named in the message), before any computation.
-    NotImplementedError
-        If the computed density does not integrate to 1 within 1e-9: near-degenerate shapes
+    UnresolvedLawError
+        (a ``ValueError``) if the computed density does not integrate to 1 within 1e-9: near-degenerate shapes
         (e.g. ℓ = d − 1) whose edges the solver does not resolve.  Moments stay available
         through :func:`multihead_moments`.
 
@@ -215,7 +223,7 @@ class MultiHeadLaw(SpectralLaw):
         self._pieces_list = self._find_intervals()
         super().__init__()
         if abs(self._mass_error) > 1e-9:   # builds the CDF series: never return a wrong curve
-            raise NotImplementedError(
+            raise UnresolvedLawError(
                 f"{self!r}: the computed density has total mass off by {self._mass_error:.1e} "
                 "(a near-degenerate edge the solver does not resolve); use multihead_moments "
                 "or a Monte Carlo sample of the Gaussian-equivalent model instead")
@@ -336,7 +344,7 @@ class MultiHeadLaw(SpectralLaw):
             return "soft"
         best = min(_EXPONENT_KIND, key=lambda k: abs(k - e))
         if abs(best - e) > 0.05:
-            raise NotImplementedError(f"density exponent {e:.3f} at 0 not supported for {self!r}")
+            raise UnresolvedLawError(f"density exponent {e:.3f} at 0 not supported for {self!r}")
         return _EXPONENT_KIND[best]
 
     def _bisect_edge(self, outside, inside, b):

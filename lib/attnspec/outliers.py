@@ -290,11 +290,7 @@ def largest_entry_threshold(ell):
     L = log ℓ the largest entry is ≈ exp(2β√L − β²/2 − L/2), which stays small iff
     β² − 4β√L + L > 0, i.e. β < (2 − √3)√L (the smaller root).
     """
-    ell = np.asarray(ell, dtype=np.float64)
-    if np.any(~(ell > 1)):
-        raise ValueError(f"ell must be > 1; got ell={ell!r}")
-    value = (2 - math.sqrt(3)) * np.sqrt(np.log(ell))
-    return float(value) if value.ndim == 0 else value
+    return _scale_of_log_ell(ell, 2 - math.sqrt(3))
 
 
 def row_sum_threshold(ell):
@@ -315,8 +311,13 @@ def row_sum_threshold(ell):
     independent terms of mean e^{β²/2} and variance e^{2β²} − e^{β²}, so its relative
     fluctuation is √((e^{β²} − 1)/ℓ): small iff e^{β²} ≪ ℓ, i.e. β² < log ℓ.
     """
+    return _scale_of_log_ell(ell, 1.0)
+
+
+def _scale_of_log_ell(ell, factor):
+    """factor·√(log ℓ) for ℓ > 1 (scalar in, scalar out)."""
     ell = np.asarray(ell, dtype=np.float64)
     if np.any(~(ell > 1)):
         raise ValueError(f"ell must be > 1; got ell={ell!r}")
-    value = np.sqrt(np.log(ell))
+    value = factor * np.sqrt(np.log(ell))
     return float(value) if value.ndim == 0 else value

@@ -1,0 +1,170 @@
+"""The reference pages cannot silently rot.
+
+- Appendix A2 (``chapters/A2_reproduction.md``) lists every named figure and table of the book
+  (names ``fig-*`` and ``tbl-*``), each with a
+  command that regenerates it; the commands' parameters are valid for their chapter and are the
+  chapter's defaults (so the command regenerates the figure as the book shows it), and the
+  numbers A2 quotes for the limiting law are the library's.
+- The course guide's table of ``--quick`` sizes is the one declared in
+  ``attnspec.chapter_parameters``.
+- The API page (``chapters/A3_api.md``) documents every public name of ``attnspec``.
+
+All checks read files only (no notebook is executed), so they run in well under a second.
+"""
+
+import ast
+import re
+import shlex
+from pathlib import Path
+
+import jupytext
+import nbformat
+import pytest
+
+import attnspec
+from attnspec.chapter_parameters import CHAPTERS
+from attnspec.parameters import parse_assignments
+
+ROOT = Path(__file__).resolve().parent.parent
+A2 = ROOT / "chapters" / "A2_reproduction.md"
+GUIDE = ROOT / "chapters" / "08_course_guide.md"
+API = ROOT / "chapters" / "A3_api.md"
+
+NUMREF = re.compile(r"\{numref\}`(?:[^`<]*<)?([\w:.-]+)>?`")
+RERUN = re.compile(r'make rerun CHAPTER=(\d\d)(?: PARAMS="([^"]*)")?')
+
+
+def _pages():
+    """Every page that can hold a figure: the chapters (notebooks and MyST pages) and intro."""
+    pages = sorted((ROOT / "chapters").glob("*.ipynb")) + sorted((ROOT / "chapters").glob("*.md"))
+    return [p for p in pages if p not in (A2, GUIDE, API)] + [ROOT / "intro.md"]
+
+
+def _figure_names(path):
+    """Names of the figures and tables of one page: code cells' ``mystnb.figure.name``, and the
+    ``:name: fig-...`` / ``:name: tbl-...`` options of ``{figure}``, ``{glue:figure}`` and
+    ``{table}`` directives, written in Markdown or displayed by a code cell."""
+    nb = (nbformat.read(path, as_version=4) if path.suffix == ".ipynb"
+          else jupytext.read(path, fmt="md:myst"))
+    names = []
+    for cell in nb.cells:
+        name = cell.metadata.get("mystnb", {}).get("figure", {}).get("name")
+        if name:
+            names.append(name)
+        names += re.findall(r":name:\s*((?:fig|tbl)-[\w-]+)", cell.source)
+    return names
+
+
+FIGURES = {name: path for path in _pages() if path.exists() for name in _figure_names(path)}
+
+
+def _table_rows(text):
+    return [line for line in text.splitlines() if line.startswith("|")]
+
+
+def _a2_rows():
+    rows = []
+    for line in _table_rows(A2.read_text()):
+        names = NUMREF.findall(line)
+        if names:
+            rows.append((names, line))
+    return rows
+
+
+def _defaults(stem):
+    nb = nbformat.read(ROOT / "chapters" / f"{stem}.ipynb", as_version=4)
+    (cell,) = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    return {node.targets[0].id: ast.literal_eval(node.value) for node in ast.parse(cell.source).body}
+
+
+def test_every_figure_of_the_book_is_in_the_reproduction_table():
+    """A figure or table added to a page must get a row in A2 (and A2 names no missing one)."""
+    listed = {name for names, _ in _a2_rows() for name in names}
+    missing = sorted(set(FIGURES) - listed)
+    assert not missing, f"figures without a row in {A2.name}: {missing}"
+    unknown = sorted(listed - set(FIGURES))
+    assert not unknown, f"{A2.name} lists figures that no page has: {unknown}"
+
+
+@pytest.mark.parametrize("names, row", [pytest.param(names, row, id=names[0])
+                                         for names, row in (_a2_rows() if A2.exists() else [])])
+def test_each_row_regenerates_its_figures_at_the_chapter_defaults(names, row):
+    """The row's command reruns the chapter that holds its figures, with valid default values."""
+    pages = {FIGURES[name] for name in names if name in FIGURES}
+    commands = RERUN.findall(row)
+    if pages == {ROOT / "intro.md"}:
+        assert "make book" in row
+        return
+    assert len(pages) == 1 and len(commands) == 1, row
+    (page,), ((number, params),) = pages, commands
+    assert page.suffix == ".ipynb" and page.stem.startswith(number + "_"), row
+    values = parse_assignments(page.stem, shlex.split(params or ""))
+    defaults = _defaults(page.stem)
+    assert {k: defaults[k] for k in values} == values, (
+        f"{row}\nthe command's values differ from the chapter's defaults {defaults}")
+
+
+def test_quoted_edges_are_the_librarys():
+    """The right edges z₊² that A2 quotes (from MATH.md §3) are what AttentionLaw computes."""
+    quoted = re.findall(r"^\|\s*(\d+(?:\.\d+)?)\s*\|\s*(\d+(?:\.\d+)?)\s*\|\s*"
+                        r"(\d+\.\d+)\s*\|", A2.read_text(), re.M)
+    assert len(quoted) >= 4, "A2's table of edges (c | β | z₊² | ...) was not found"
+    for c, beta, edge in quoted:
+        computed = attnspec.AttentionLaw(float(beta), float(c)).support()[1]
+        digits = len(edge.replace(".", "").lstrip("0"))
+        assert float(f"{computed:.{digits}g}") == pytest.approx(float(edge), rel=1e-9), (c, beta)
+
+
+def _quick_text(quick):
+    def text(value):
+        if isinstance(value, (list, tuple)):
+            return "[" + ",".join(str(v) for v in value) + "]"
+        return str(value)
+    return " ".join(f"{k}={text(v)}" for k, v in quick.items())
+
+
+def test_course_guide_quick_sizes_match_the_declarations():
+    """Each chapter's row in the course guide shows exactly its declared --quick sizes."""
+    rows = {line.split("|")[1].strip()[:2]: line for line in _table_rows(GUIDE.read_text())
+            if re.match(r"\|\s*\d\d ", line)}
+    for stem, spec in CHAPTERS.items():
+        number = stem[:2]
+        assert number in rows, f"{GUIDE.name} has no --quick row for chapter {stem}"
+        assert f"`{_quick_text(spec.quick)}`" in rows[number], (stem, rows[number])
+
+
+def test_api_page_documents_every_public_name():
+    """Every name of attnspec.__all__ has an autodoc entry in A3 (directly or via :members:)."""
+    text = API.read_text()
+    documented = {target.rsplit(".", 1)[-1]
+                  for target in re.findall(r"\.\. auto(?:function|class|data|exception)::\s*(\S+)",
+                                           text)}
+    with_members = set(re.findall(r"\.\. automodule::\s*(\S+)\n\s+:members:", text))
+    missing = []
+    for name in attnspec.__all__:
+        module = getattr(attnspec, name).__module__ if callable(getattr(attnspec, name)) else None
+        if name not in documented and (module is None or module not in with_members):
+            missing.append(name)
+    assert not missing, f"public names missing from {API.name}: {missing}"
+
+
+@pytest.mark.book
+def test_api_page_builds_strictly(tmp_path):
+    """A3 alone, with the book's configuration, builds with warnings as errors.
+
+    autodoc renders every docstring of the library here; a docstring that is not valid
+    reStructuredText (``|x|`` read as a substitution, a malformed table) fails this test with
+    the module and function named, long before the whole book is built.
+    """
+    import subprocess
+    import sys
+
+    for name in ("_config.yml", "references.bib", "_vendor", "chapters"):
+        (tmp_path / name).symlink_to(ROOT / name)
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: chapters/A3_api\n")
+    jb = Path(sys.executable).with_name("jupyter-book")
+    run = subprocess.run([str(jb), "build", str(tmp_path), "--all", "-W", "-n", "--keep-going"],
+                         capture_output=True, text=True)
+    problems = [line for line in (run.stdout + run.stderr).splitlines()
+                if "WARNING" in line or "ERROR" in line]
+    assert run.returncode == 0 and not problems, "\n".join(problems) or run.stderr[-3000:]
