@@ -18,18 +18,23 @@ ROOT = Path(__file__).resolve().parent.parent
 BUILD = ROOT / "_build"
 
 
-def inputs_hash():
+#: Where a build records the inputs its execution cache was computed with.
+CACHE_STAMP = Path("_build") / ".cache-inputs-hash"
+
+
+def inputs_hash(root=ROOT):
     """SHA-256 over the library sources and the pins: what the cached outputs depend on."""
+    root = Path(root)
     digest = hashlib.sha256()
-    files = sorted((ROOT / "lib").rglob("*.py")) + [ROOT / "requirements.txt"]
+    files = sorted((root / "lib").rglob("*.py")) + [root / "requirements.txt"]
     for path in files:
-        digest.update(str(path.relative_to(ROOT)).encode())
-        digest.update(path.read_bytes())
+        digest.update(str(path.relative_to(root)).encode())
+        digest.update(path.read_bytes() if path.is_file() else b"")
     return digest.hexdigest()
 
 
 def main():
-    cache_stamp = BUILD / ".cache-inputs-hash"   # what the cached outputs were computed with
+    cache_stamp = ROOT / CACHE_STAMP
     caches = [BUILD / ".jupyter_cache", BUILD / "sweep-cache"]  # executed notebooks, sweeps
     current = inputs_hash()
     BUILD.mkdir(exist_ok=True)

@@ -22,7 +22,7 @@ free of solutions:
    which contain the solutions (``--launch-branch BRANCH`` keeps them, pointing at a branch where
    you have committed the student notebooks).
 4. Nothing is executed twice when it need not be: the main build's execution cache
-   (``_build/.jupyter_cache``, current when ``_build/.inputs-hash`` matches ``lib/`` and the pins)
+   (``_build/.jupyter_cache``, current when ``_build/.cache-inputs-hash`` matches ``lib/`` and the pins)
    holds every chapter's executed notebook; the student build takes those outputs, removes the
    solution cells exactly as in the source, and stores the result in the student edition's own
    cache, keyed on the stripped notebook. A chapter without a current cached run (the book was not
@@ -48,7 +48,6 @@ from __future__ import annotations
 import argparse
 import copy
 import functools
-import hashlib
 import os
 import re
 import shutil
@@ -58,6 +57,9 @@ from pathlib import Path
 
 import nbformat
 import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from build_book import CACHE_STAMP, inputs_hash  # noqa: E402  (the one definition)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -221,26 +223,12 @@ def check_clean_text(text, where):
 # The execution cache
 # --------------------------------------------------------------------------------------------
 
-def inputs_hash(root):
-    """The hash ``tools/build_book.py`` stamps a build with (``lib/`` sources and the pins).
-
-    Same recipe as ``build_book.inputs_hash`` (``tests/test_student.py`` checks they agree).
-    """
-    digest = hashlib.sha256()
-    root = Path(root)
-    files = sorted((root / "lib").rglob("*.py")) + [root / "requirements.txt"]
-    for path in files:
-        digest.update(str(path.relative_to(root)).encode())
-        digest.update(path.read_bytes() if path.is_file() else b"")
-    return digest.hexdigest()
-
-
 def main_cache(root):
     """The main build's jupyter-cache if it is current, else ``None`` (with the reason printed)."""
     from jupyter_cache import get_cache
 
     folder = Path(root) / "_build" / ".jupyter_cache"
-    stamp = Path(root) / "_build" / ".inputs-hash"
+    stamp = Path(root) / CACHE_STAMP
     if not folder.is_dir():
         print("no execution cache of the main book (run `make book` first to avoid "
               "executing the chapters again)")
