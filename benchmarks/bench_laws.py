@@ -12,25 +12,15 @@ compare ratios measured on a quiet machine.
 from __future__ import annotations
 
 import sys
-import time
 
 import numpy as np
 
 from attnspec.laws import AttentionLaw
+from _timing import median_time  # benchmarks/_timing.py (run as a script)
 
 TARGET = 0.015  # fraction of one ℓ = 1000 eigvalsh
 REPEATS = 41
 
-
-def median_time(func, repeats=REPEATS):
-    """Median wall time of ``func()`` in seconds (after one warm-up call)."""
-    func()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
 
 
 def _edges_and_pdf(beta, c, x):
@@ -68,7 +58,7 @@ def main():
     print(f"{'operation':48s} {'median ms':>10s} {'ratio':>8s}  status")
     failed = False
     for name, func in cases:
-        t = median_time(func)
+        t = median_time(func, repeats=REPEATS)
         ok = t <= TARGET * reference
         failed |= not ok
         print(f"{name:48s} {t * 1e3:10.3f} {t / reference:8.2%}  {'ok' if ok else 'MISSED'}")

@@ -23,6 +23,7 @@ import numpy as np
 from attnspec._multihead_free import cauchy_forward, cauchy_polynomial
 from attnspec.multihead import multihead_output
 from attnspec.multihead_laws import MultiHeadLaw
+from _timing import median_time  # benchmarks/_timing.py (run as a script)
 
 REPEATS = 15
 SPEED_TARGET = 0.10
@@ -32,19 +33,11 @@ CASES = [dict(ell=1000, d=2000, heads=8, beta=1.0, tie="none"),
          dict(ell=1000, d=1000, heads=8, beta=1.0, tie="none")]
 
 
-def median_time(func, repeats=REPEATS):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
-
 
 def main():
     Y = multihead_output(1000, 2000, 8, 1.0, equivalent=True, rng=0)
     gram = Y @ Y.T
-    t_eig = median_time(lambda: np.linalg.eigvalsh(gram))
+    t_eig = median_time(lambda: np.linalg.eigvalsh(gram), repeats=REPEATS)
     print(f"reference: numpy.linalg.eigvalsh, ℓ = 1000: {1e3 * t_eig:.2f} ms (median of {REPEATS})")
     header = (f"{'case':<34} {'build ms':>9} {'400 pts ms':>11} {'ratio':>7} "
               f"{'err 2nd':>11} {'err ladder':>11}  verdict")
@@ -57,7 +50,7 @@ def main():
         t_build = time.perf_counter() - start
         a, b = law.support()
         x = np.linspace(a, b, 402)[1:-1]
-        t_pdf = median_time(lambda: law.pdf(x))
+        t_pdf = median_time(lambda: law.pdf(x), repeats=REPEATS)
         ratio = t_pdf / t_eig
         # (i) a second method at x + iη
         xs = np.linspace(a, 1.05 * b, 25)
