@@ -120,3 +120,16 @@ def test_cli_accepts_parameters_after_options(monkeypatch, capsys):
     """`attnspec rerun 01 --quick beta=-2` reads beta (and refuses it) like `01 beta=-2 --quick`."""
     assert cli.main(["rerun", "01", "--quick", "beta=-2"]) == 2
     assert "got beta=-2.0" in capsys.readouterr().err
+
+
+def test_cli_reports_a_failing_chapter_without_a_traceback(monkeypatch, capsys):
+    """A chapter that raises gives exit status 1 and papermill's message, nothing written."""
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
+    def fail(*args, **kwargs):
+        raise PapermillExecutionError(3, 1, "boom", "RuntimeError", "boom", [])
+
+    monkeypatch.setattr(papermill, "execute_notebook", fail)
+    assert cli.main(["rerun", "01", "--quick"]) == 1
+    assert "the chapter failed; nothing was written" in capsys.readouterr().err

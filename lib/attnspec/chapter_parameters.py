@@ -22,7 +22,7 @@ CHAPTERS = {
         },
         quick={"ell": 120, "d_qk": 120, "draws": 1},
     ),
-    # --- 02_background (owner: part I chapters) ---
+    # --- 02_background ---
     "02_background": ChapterSpec(
         parameters={
             "n": Int(20, 2000, help="size n of the random matrices of the illustrations"),

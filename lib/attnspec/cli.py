@@ -14,8 +14,14 @@ def _rerun(args):
 
     stem = resolve_chapter(args.chapter, find_book_root(args.book_root)).stem
     values = parse_assignments(stem, args.params)
-    path = rerun_chapter(stem, values, book_root=args.book_root, output_dir=args.output_dir,
-                         quick=args.quick, progress_bar=sys.stderr.isatty())
+    from papermill.exceptions import PapermillExecutionError
+
+    try:
+        path = rerun_chapter(stem, values, book_root=args.book_root, output_dir=args.output_dir,
+                             quick=args.quick, progress_bar=sys.stderr.isatty())
+    except PapermillExecutionError as exc:  # its message names the cell that raised
+        print(f"attnspec rerun: the chapter failed; nothing was written.\n{exc}", file=sys.stderr)
+        return 1
     print(path)
     return 0
 
@@ -56,7 +62,7 @@ def build_parser():
 
 
 def main(argv=None):
-    """Run the command line; return the exit status (2 for bad parameters)."""
+    """Run the command line; return the exit status (2 for bad parameters, 1 if a chapter fails)."""
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if args.command == "rerun" and all("=" in item for item in extra):
@@ -68,12 +74,6 @@ def main(argv=None):
     except (ParameterError, FileNotFoundError) as exc:
         print(f"attnspec {args.command}: {exc}", file=sys.stderr)
         return 2
-    except Exception as exc:  # a chapter that raised: papermill's message names the cell
-        if type(exc).__name__ != "PapermillExecutionError":
-            raise
-        print(f"attnspec {args.command}: the chapter failed; nothing was written.\n{exc}",
-              file=sys.stderr)
-        return 1
 
 
 if __name__ == "__main__":
