@@ -8,6 +8,7 @@ import pytest
 import scipy.stats
 from numpy.testing import assert_allclose
 
+from attnspec.laws import MarchenkoPastur
 from attnspec.models import centered, softmax_attention
 from attnspec.spectra import (inverse_participation_ratio, ks_distance, moments_with_se,
                               squared_singular_values, wasserstein1)
@@ -135,3 +136,15 @@ def test_bad_input_raises(call, message):
     """Bad input raises ValueError naming the parameter, its value and what is allowed."""
     with pytest.raises(ValueError, match=re.escape(message)):
         call()
+
+
+def test_ks_distance_to_a_law_with_an_atom_compares_left_limits():
+    """Tied values on an atom of the law are not counted as a gap of the atom's mass."""
+    law = MarchenkoPastur(ratio=2.0, scale=1.0)     # atom of mass 1/2 at 0
+    sample = law.rvs(4000, rng=5)
+    assert np.count_nonzero(sample == 0.0) > 1500            # the atom is really sampled
+    ks = ks_distance(sample, law)
+    assert ks < 1.63 / np.sqrt(sample.size)                  # the 1% critical value
+    step = lambda x: (np.asarray(x) >= 0).astype(float)      # a point mass at 0
+    assert ks_distance(np.zeros(10), step) == 0.0
+    assert ks_distance(np.ones(10), step) == 1.0

@@ -144,7 +144,8 @@ def ks_distance(sample, other):
     float
         :math:`\sup_x |F_n(x) - G(x)|`, with G the second empirical CDF or the given CDF.
         Exact for both: two samples are compared at every data point, a CDF at both sides of
-        every jump of F_n.
+        every jump of F_n (F_n(x) against F(x), F_n(x−) against F(x−)), so laws with atoms,
+        such as Marchenko–Pastur with ratio > 1, are handled.
     """
     x = _check_sample("sample", sample)
     n = x.size
@@ -156,8 +157,9 @@ def ks_distance(sample, other):
                - np.searchsorted(y, points, side="right") / y.size)
         return float(np.max(np.abs(gap)))
     F = cdf(x)
+    F_left = cdf(np.nextafter(x, -np.inf))  # F(x−): an atom at x is not yet counted
     steps = np.arange(1, n + 1) / n
-    return float(max(np.max(steps - F), np.max(F - (steps - 1.0 / n))))
+    return float(max(np.max(steps - F), np.max(F_left - (steps - 1.0 / n))))
 
 
 def wasserstein1(sample, other, *, cells_per_point=16):
