@@ -1,16 +1,10 @@
 """`make book` re-executes the chapters when lib/ or the pins change, and only then."""
 
-import importlib.util
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parent.parent
+from helpers import load_tool
 
 
 def _build_book():
-    spec = importlib.util.spec_from_file_location("build_book", ROOT / "tools" / "build_book.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_tool("build_book")
 
 
 def _fake_book(tmp_path):

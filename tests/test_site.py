@@ -11,13 +11,11 @@ import functools
 import http.server
 import os
 import shutil
-import sys
 import threading
-from pathlib import Path
 
 import pytest
+from helpers import ROOT, load_tool
 
-ROOT = Path(__file__).resolve().parent.parent
 HTML = ROOT / "_build" / "html"
 SHOTS = ROOT / "_build" / "screenshots"
 IN_CI = os.environ.get("CI", "").lower() == "true"
@@ -104,10 +102,7 @@ def test_the_book_was_built_from_the_current_library():
     """The site under test was built after the last change to lib/ or the pins."""
     if not (HTML / "intro.html").is_file():
         _unavailable("the book is not built: run `make book` first")
-    sys.path.insert(0, str(ROOT / "tools"))
-    from build_book import inputs_hash
-
-    assert (HTML / ".inputs-hash").read_text() == inputs_hash()
+    assert (HTML / ".inputs-hash").read_text() == load_tool("build_book").inputs_hash()
 
 
 @pytest.mark.parametrize("page", _pages() or ["intro.html"])

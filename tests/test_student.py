@@ -10,7 +10,6 @@ Three levels, cheapest first:
   text is left in the HTML or in the downloadable notebook.
 """
 
-import importlib.util
 import subprocess
 import sys
 import textwrap
@@ -19,18 +18,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from helpers import ROOT, load_tool
 
 
-def _load(name):
-    spec = importlib.util.spec_from_file_location(f"_tools_{name}", ROOT / "tools" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[f"_tools_{name}"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-student = _load("build_student")
+student = load_tool("build_student")
 
 EXERCISE = "```{exercise}\n:label: ex-a\n\nCompute $x^2$.\n```\n"
 PROSE_SOLUTION = "```{solution} ex-a\n:class: dropdown\n\nSECRET-PROSE: four.\n```\n"

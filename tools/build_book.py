@@ -3,9 +3,9 @@
 Jupyter Book's execution cache keys on a notebook's code cells only, so a change in ``lib/``
 (or in the pinned packages) would silently reuse stale outputs. This script hashes ``lib/`` and
 ``requirements.txt`` and clears the cache (and the sweep cache of chapter 5) when the hash
-changes; then it builds with warnings as
-errors (``-W -n --keep-going``) on a clean Sphinx environment (``--all``), so a chapter that
-raises, a broken reference or a missing citation fails the build.
+changes; then it builds with warnings as errors (``-W -n --keep-going``) on a clean Sphinx
+environment (``--all``), so a chapter that raises, a broken reference or a missing citation
+fails the build.
 """
 
 import hashlib

@@ -56,10 +56,9 @@ _EXPORTS = {
     "check_parameters": "parameters",
 }
 
-# modules reachable as attributes (``attnspec.plotting.book_style()``)
-_SUBMODULES = {"hermite", "models", "equivalents", "multihead", "spectra", "laws",
-               "multihead_laws", "sweeps", "parameters", "plotting", "chapter_parameters",
-               "rerun", "cli", "background", "outliers", "multihead_experiments"}
+# modules reachable as attributes (``attnspec.plotting.book_style()``): those above, and these
+_SUBMODULES = set(_EXPORTS.values()) | {"plotting", "chapter_parameters", "rerun", "cli",
+                                        "background", "outliers", "multihead_experiments"}
 
 __all__ = sorted(_EXPORTS)
 
