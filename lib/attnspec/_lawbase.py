@@ -55,7 +55,7 @@ from ._validation import check_float, check_int, check_rng
 
 __all__ = ["SpectralLaw", "as_float_array", "scalar_or_array"]
 
-_KIND_POWER = {"soft": 1, "hard": 1, "hard23": 3}
+_KIND_POWER = {"soft": 1, "hard": 1, "hard34": 2, "hard23": 3}  # m of x = a + (b−a)sin^{2m}
 _CHEB_START, _CHEB_MAX, _CHEB_TOL = 64, 2048, 1e-14
 
 
@@ -112,7 +112,8 @@ class _Piece:
         if self.m == 1:  # arctan2 keeps full precision at both ends
             return 2.0 * np.arctan2(np.sqrt(x - self.a), np.sqrt(self.b - x))
         r = np.clip(r, 0.0, 1.0)
-        return 2.0 * np.arctan2(r ** (1 / 6), np.sqrt(1.0 - r ** (1 / 3)))
+        m = self.m
+        return 2.0 * np.arctan2(r ** (1 / (2 * m)), np.sqrt(1.0 - r ** (1 / m)))
 
     def cdf(self, x):
         """Mass of [a, x] for a ≤ x ≤ b."""
@@ -133,7 +134,7 @@ class _Piece:
             table[0], table[-1] = 0.0, self.mass
             self._table = grid, table
         grid, table = self._table
-        p_left = {"soft": 3.0, "hard": 1.0, "hard23": 2.0}[self.kind]
+        p_left = {"soft": 3.0, "hard": 1.0, "hard34": 1.0, "hard23": 2.0}[self.kind]
         right = q > 0.5 * self.mass
         power = np.where(right, 3.0, p_left)
 
@@ -148,7 +149,7 @@ class _Piece:
         with np.errstate(divide="ignore", invalid="ignore"):
             w = np.where(h_hi > h_lo, (target - h_lo) / (h_hi - h_lo), 0.5)
         y = lo + np.clip(w, 0.0, 1.0) * (hi - lo)
-        for self.iterations in range(1, 60):
+        for _ in range(59):
             c = _cheb.chebval(y, self.cumulative)
             f = h(c) - target
             lo, hi = np.where(f < 0, y, lo), np.where(f < 0, hi, y)

@@ -16,6 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .hermite import noise_variance
+from .laws import free_cumulant_moments
+
 __all__ = ["Chain", "Jet"]
 
 
@@ -101,7 +104,7 @@ class Chain:
 
     @property
     def alpha2(self):
-        return self.s - self.beta ** 2
+        return noise_variance(self.beta)   # e^{β²} − 1 − β² without cancellation at small β
 
     # ---- per-head step: returns (w2, G_h(w2)) -------------------------------------------
     def _head_untied(self, g, core_only=False):
@@ -178,7 +181,7 @@ class Chain:
             ok &= v.imag <= tol * np.abs(v)
         return ok & np.isfinite(GY.v)
 
-    def cauchy_on_axis(self, x, scale, eta=0.0, fast=True):
+    def cauchy_on_axis(self, x, scale, eta=0.0):
         """G_Y(x + iη) for real x (default η = 0⁺, the boundary value), and the parameter p.
 
         A short η-ladder first (10·scale down to 1e-6·scale, η divided by ≤ 10 per level, one
@@ -188,8 +191,6 @@ class Chain:
         still off the sheet with a longer one (η divided by ≤ 1.3 per level).
         """
         x = np.asarray(x, dtype=float)
-        if not fast:
-            return self._ladder(x, scale, eta, top=50.0, ratio=2.2, iters=2)[:2]
         G, p, G_low = self._ladder(x, scale, eta, top=10.0, ratio=10.0, iters=1, bottom=1e-6)
         # a density that collapses between the last ladder level and η = 0 means the final
         # Newton steps jumped to a real root of another sheet (or x is within ~η of an edge)
@@ -261,15 +262,8 @@ def _reverse(f, n):
 
 
 def moments_from_cumulants(kappa, n):
-    """Moments m_1..m_n from free cumulants κ_1..κ_n: M(t) = 1 + Σ κ_k (t M(t))^k."""
-    C = np.concatenate([[0.0], kappa[:n]])
-    M = np.zeros(n + 1)
-    M[0] = 1.0
-    for _ in range(n):
-        tM = np.concatenate([[0.0], M[:n]])
-        M = _compose(C, tM, n)
-        M[0] = 1.0
-    return M[1:]
+    """Moments m_1..m_n from free cumulants κ_1..κ_n (array form of laws.free_cumulant_moments)."""
+    return np.array(free_cumulant_moments(lambda j: kappa[j - 1], n)[1:])
 
 
 def cumulants_from_moments(m, n):
@@ -381,11 +375,6 @@ def cauchy_polynomial(chain, z):
 
 
 # ---- second method: forward fixed point (test and benchmark oracle) ---------------------------
-def _mp_cauchy_plain(r, y):
-    em, ep = (1 - np.sqrt(y)) ** 2, (1 + np.sqrt(y)) ** 2
-    return (r + (y - 1) - np.sqrt(r - em) * np.sqrt(r - ep)) / (2 * y * r)
-
-
 def cauchy_forward(chain, z, sweeps=4000, damping=0.5, nodes=2000):
     """G_Y(z), Im z > 0, for the kv chain by a damped forward fixed point (a second method).
 

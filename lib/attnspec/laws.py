@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ._freeprob import physical_root
+from ._freeprob import physical_root, polish
 from ._lawbase import SpectralLaw, as_float_array, scalar_or_array
 from ._validation import check_float, check_int, check_rng
 from .hermite import noise_variance
@@ -54,7 +54,7 @@ def free_cumulant_moments(cumulants, n):
         total = 0.0
         for j in range(1, order + 1):
             power = np.convolve(power, series)[:order]
-            if kappa[j] != 0.0 and order - j < power.size:
+            if kappa[j] != 0.0:
                 total += kappa[j] * power[order - j]
         m.append(float(total))
     return m
@@ -164,8 +164,7 @@ class AttentionLaw(SpectralLaw):
         cubic = np.array([a * p * p, B * p - p * p - 2 * a * p, 2 * p + a + B, -1.0])
         roots = np.roots(cubic)
         u = roots.real[(np.abs(roots.imag) <= 1e-9 * np.abs(roots)) & (roots.real > 0)]
-        for _ in range(3):  # Newton polish on the cubic
-            u = u - np.polyval(cubic, u) / np.polyval(np.polyder(cubic), u)
+        u = polish(list(cubic), u, 3)
         g = np.sqrt(u)
         g = g[np.abs(1 - p * g * g) > 1e-12]
         candidates = np.unique(np.abs(self._inverse_cauchy(g)))

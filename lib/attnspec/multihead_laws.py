@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _lawbase
 from ._lawbase import SpectralLaw
 from ._multihead_free import Chain, Jet, chain_moments
 from ._validation import check_int
@@ -129,22 +128,6 @@ def multihead_moments(ell, d, heads, beta, tie="none", d_head=None, d_value=None
         return [float(m) for m in exact[:order]]
     series = chain_moments(chain, order)
     return [float(m) for m in exact] + [float(m) for m in series[2:]]
-
-
-class _QuarterPowerPiece(_lawbase._Piece):
-    """A support interval [0, b] whose density blows up like x^{-3/4} (three square factors):
-    integrated in θ with x = b sin⁴(θ/2), so ρ(x) x′(θ) is analytic."""
-
-    def x_of_theta(self, theta):
-        return self.a + (self.b - self.a) * np.sin(0.5 * theta) ** 4
-
-    def dx_dtheta(self, theta):
-        half = 0.5 * theta
-        return (self.b - self.a) * 2 * np.sin(half) ** 3 * np.cos(half)
-
-    def theta_of_x(self, x):
-        r = np.clip((x - self.a) / (self.b - self.a), 0.0, 1.0)
-        return 2.0 * np.arctan2(r ** 0.25, np.sqrt(1.0 - np.sqrt(r)))
 
 
 _EXPONENT_KIND = {0.5: "hard", 2 / 3: "hard23", 0.75: "hard34"}
@@ -256,15 +239,6 @@ class MultiHeadLaw(SpectralLaw):
 
     def _moment(self, k):
         return float(chain_moments(self._chain, k)[k - 1])
-
-    @property
-    def _pieces(self):
-        if self._pieces_cache is None:
-            self._pieces_cache = [
-                (_QuarterPowerPiece(a, b, "hard", self._pdf) if kind == "hard34"
-                 else _lawbase._Piece(a, b, kind, self._pdf))
-                for a, b, kind in self._intervals()]
-        return self._pieces_cache
 
     # ---- the solver --------------------------------------------------------------------------
     def cauchy(self, x):
