@@ -192,3 +192,11 @@ def test_noise_rule_study_reuses_a_comparison():
     assert out.softmax["softmax"] is comp.softmax["shared_pattern"]
     assert out.softmax["rule"] is comp.equivalent["shared_pattern"]
     assert out.seeds["per_head"] == comp.seeds["shared_pattern"]
+
+
+def test_studies_accept_a_generator_like_a_seed():
+    """rng may be a Generator (as everywhere else): same children, same table as its seed."""
+    kwargs = dict(ties=("mqa",), draws=1, noise_floor=False)
+    from_seed = mx.compare_ties(32, 64, 2, 1.0, rng=7, **kwargs)
+    from_generator = mx.compare_ties(32, 64, 2, 1.0, rng=np.random.default_rng(7), **kwargs)
+    assert repr(from_seed) == repr(from_generator)

@@ -21,8 +21,6 @@ sys.path.insert(0, str(ROOT / "lib"))
 from attnspec.rerun import resolve_chapter  # noqa: E402
 
 CHECK = "nbval-check-output"
-
-
 GLUE = "application/papermill.record/"
 
 
@@ -39,7 +37,7 @@ def normalise(nb):
                                  "name": "python3"}
     nb.metadata.pop("widgets", None)
     nb.metadata.pop("papermill", None)
-    for index, cell in enumerate(nb.cells):
+    for cell in nb.cells:
         cell.metadata.pop("execution", None)
         cell.metadata.pop("papermill", None)
         if cell.cell_type != "code":

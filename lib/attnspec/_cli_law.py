@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 import numpy as np
@@ -68,10 +67,3 @@ def run(args):
         return 2
     print("\n".join(lines))
     return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    _parser = argparse.ArgumentParser(prog="attnspec")
-    add_parser(_parser.add_subparsers(dest="command", required=True))
-    _args = _parser.parse_args()
-    raise SystemExit(_args.func(_args))

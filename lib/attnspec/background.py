@@ -18,7 +18,8 @@ from numpy.polynomial.hermite_e import hermegauss, hermeval
 
 from ._validation import check_choice, check_float, check_int, check_rng
 from .hermite import noise_variance
-from .models import _check_matrix, _gaussian_factors, _scores, centered, softmax_attention
+from .equivalents import _linear_model
+from .models import _check_matrix, centered, softmax_attention
 from .spectra import squared_singular_values
 
 __all__ = ["wigner", "haar_orthogonal", "free_sum_eigenvalues", "hermite_projection",
@@ -479,15 +480,7 @@ def linear_model_with_noise(ell, d_qk, beta, noise_var, rng=None):
     d_qk = check_int("d_qk", d_qk, min=1)
     beta = check_float("beta", beta, min=0, min_open=True)
     noise_var = check_float("noise_var", noise_var, min=0)
-    rng = check_rng(rng)
-    Q, K = _gaussian_factors(ell, d_qk, rng)
-    Y = _scores(Q, K)
-    Y *= beta
-    Z = rng.standard_normal((ell, ell))
-    Z *= math.sqrt(noise_var)
-    Y += Z
-    Y *= 1.0 / math.sqrt(ell)
-    return Y
+    return _linear_model(ell, d_qk, beta, noise_var, check_rng(rng))
 
 
 def coupled_spectra(ell, d_qk, beta, rng=None):

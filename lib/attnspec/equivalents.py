@@ -53,12 +53,16 @@ def linear_equivalent(ell, d_qk, beta, rng=None):
     squared singular values: m₁ → s = e^{β²} − 1, m₂ → 2s² + cβ⁴.
     """
     ell, d_qk, beta = _check_common(ell, d_qk, beta)
-    rng = check_rng(rng)
+    return _linear_model(ell, d_qk, beta, noise_variance(beta), check_rng(rng))
+
+
+def _linear_model(ell, d_qk, beta, noise_var, rng):
+    """(σZ + βQKᵀ/√d_qk)/√ℓ with σ² = ``noise_var``; Q, K drawn first, then Z (checked input)."""
     Q, K = _gaussian_factors(ell, d_qk, rng)
     Y = _scores(Q, K)
     Y *= beta
     Z = rng.standard_normal((ell, ell))
-    Z *= math.sqrt(noise_variance(beta))
+    Z *= math.sqrt(noise_var)
     Y += Z
     Y *= 1.0 / math.sqrt(ell)
     return Y

@@ -187,7 +187,6 @@ def multihead_output(ell, d, heads, beta, tie="none", d_head=None, d_value=None,
         else:
             core = _softmax_rows(S, beta, out=S)
         for h in members:
-            output_weight = W_O[h] if tie != "output_keys" else W_O[layout[h][1]]
-            O += (core @ centred_values[layout[h][2]]) @ output_weight
+            O += (core @ centred_values[layout[h][2]]) @ W_O[h]
     O *= math.sqrt(ell / d)
     return O

@@ -15,12 +15,11 @@ Karakida (2026), checked by simulation.
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import ParameterTypeError, check_choice, check_float, check_int, check_rng
+from ._validation import check_choice, check_float, check_int, check_rng
 from .hermite import noise_variance
 from .multihead import TIES, _check_arguments, multihead_output
 from .multihead_laws import MultiHeadLaw, multihead_moments
@@ -101,17 +100,8 @@ def standard_widths(d, heads):
 
 
 def _children(rng, n):
-    """n independent child streams of ``rng`` (an int seed or None gives fresh SeedSequences)."""
-    if isinstance(rng, np.random.Generator):
-        return rng.spawn(n)
-    if isinstance(rng, np.random.SeedSequence):
-        return rng.spawn(n)
-    if rng is None or (isinstance(rng, numbers.Integral) and not isinstance(rng, bool)):
-        if rng is not None and rng < 0:
-            raise ValueError(f"rng must be a non-negative seed; got rng={rng}")
-        return np.random.SeedSequence(rng).spawn(n)
-    raise ParameterTypeError("rng must be None, an int seed, a numpy SeedSequence or a "
-                             f"numpy.random.Generator; got rng={rng!r}")
+    """n independent child SeedSequences of ``rng`` (seed, SeedSequence or Generator)."""
+    return check_rng(rng).bit_generator.seed_seq.spawn(n)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -255,12 +245,10 @@ def shared_pattern_moments(ell, d, heads, beta, *, noise="rule", d_head=None, d_
     noise = check_choice("noise", noise, NOISE_MODELS)
     ell, d, heads, beta, _, d_head, d_value, _, _ = _check_arguments(
         ell, d, heads, beta, "shared_pattern", d_head, d_value, None, False)
-    s = math.expm1(beta * beta)
-    b4 = beta ** 4
-    c = ell / d_head
-    m2_a = s * s * (1 + (1 + ell / d_value) / heads + ell / d) + c * b4 / heads
-    cross = s * s + c * b4 if noise == "rule" else (1 + c) * b4
-    return [s, m2_a + (1 - 1 / heads) * cross]
+    s, m2 = multihead_moments(ell, d, heads, beta, "shared_pattern", d_head, d_value)  # (c)
+    if noise == "per_head":
+        m2 -= (1 - 1 / heads) * (s * s - beta ** 4)
+    return [s, m2]
 
 
 # ---------------------------------------------------------------------------------------------

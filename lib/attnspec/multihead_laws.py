@@ -24,7 +24,7 @@ import numpy as np
 from ._lawbase import SpectralLaw
 from ._multihead_free import Chain, Jet, chain_moments
 from ._validation import check_int
-from .multihead import TIES, _check_arguments
+from .multihead import _check_arguments
 
 __all__ = ["multihead_moments", "MultiHeadLaw", "ACROSS_HEAD_TIES", "UnresolvedLawError"]
 

@@ -19,6 +19,8 @@ import numbers
 import types
 from dataclasses import dataclass, field
 
+from attnspec._validation import _range_text
+
 __all__ = ["Int", "Float", "Bool", "Choice", "FloatList", "IntList", "ChoiceList", "ParameterError",
            "check_parameters", "check_values", "parse_assignments", "describe"]
 
@@ -28,12 +30,7 @@ class ParameterError(ValueError):
 
 
 def _bound_text(min, max, min_open=False):
-    parts = []
-    if min is not None:
-        parts.append(f"{'>' if min_open else '>='} {min}")
-    if max is not None:
-        parts.append(f"<= {max}")
-    return " and ".join(parts)
+    return _range_text(min, max, min_open, False)
 
 
 @dataclass(frozen=True)
