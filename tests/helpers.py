@@ -16,3 +16,28 @@ def load_tool(name):
         sys.modules[key] = module
         spec.loader.exec_module(module)
     return sys.modules[key]
+
+
+def read_nb(path):
+    """A notebook, as nbformat version 4."""
+    import nbformat
+
+    return nbformat.read(path, as_version=4)
+
+
+def tagged(nb, tag):
+    """The cells of ``nb`` that carry ``tag``."""
+    return [c for c in nb.cells if tag in c.metadata.get("tags", [])]
+
+
+def parameter_defaults(nb):
+    """``{name: value}`` of the notebook's one ``parameters`` cell (plain assignments only)."""
+    import ast
+
+    (cell,) = tagged(nb, "parameters")
+    values = {}
+    for node in ast.parse(cell.source).body:
+        assert isinstance(node, ast.Assign), "parameters cell holds plain assignments only"
+        (target,) = node.targets
+        values[target.id] = ast.literal_eval(node.value)
+    return values

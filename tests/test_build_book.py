@@ -44,3 +44,15 @@ def test_hash_ignores_files_the_outputs_do_not_depend_on(tmp_path):
     (root / "chapters").mkdir()
     (root / "chapters" / "01.ipynb").write_text("{}")
     assert build.inputs_hash(root) == before
+
+
+def test_cache_is_current_only_for_the_stamped_inputs(tmp_path):
+    """The stamp makes the caches current; any change to lib/ makes them stale again."""
+    build = _build_book()
+    root = _fake_book(tmp_path)
+    assert not build.cache_is_current(root)                  # never built
+    (root / "_build").mkdir()
+    (root / build.CACHE_STAMP).write_text(build.inputs_hash(root))
+    assert build.cache_is_current(root)
+    (root / "lib" / "pkg" / "mod.py").write_text("x = 3\n")
+    assert not build.cache_is_current(root)

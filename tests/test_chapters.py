@@ -4,39 +4,18 @@ Structure checks are instant; the papermill reruns execute each chapter at its `
 (declared in attnspec.chapter_parameters), so each chapter is exercised off its defaults too.
 """
 
-import ast
 from pathlib import Path
 
-import nbformat
 import pytest
 
 from attnspec.chapter_parameters import CHAPTERS
 from attnspec.parameters import check_values
 from attnspec.rerun import rerun_chapter
 
-from helpers import ROOT, load_tool
+from helpers import ROOT, load_tool, parameter_defaults, read_nb, tagged
 
 NOTEBOOKS = sorted((ROOT / "chapters").glob("*.ipynb"))
 IDS = [p.stem for p in NOTEBOOKS]
-
-
-def _read(path):
-    return nbformat.read(path, as_version=4)
-
-
-def _tagged(nb, tag):
-    return [c for c in nb.cells if tag in c.metadata.get("tags", [])]
-
-
-def _parameter_defaults(nb):
-    (cell,) = _tagged(nb, "parameters")
-    tree = ast.parse(cell.source)
-    values = {}
-    for node in tree.body:
-        assert isinstance(node, ast.Assign), "parameters cell holds plain assignments only"
-        (target,) = node.targets
-        values[target.id] = ast.literal_eval(node.value)
-    return values
 
 
 def test_every_chapter_is_declared_and_every_declaration_has_a_chapter():
@@ -53,9 +32,9 @@ def test_every_chapter_is_in_the_table_of_contents():
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
 def test_parameters_cell_matches_the_declaration(path):
     """One parameters cell; its names are the declared ones and its defaults pass the check."""
-    nb = _read(path)
-    assert len(_tagged(nb, "parameters")) == 1
-    defaults = _parameter_defaults(nb)
+    nb = read_nb(path)
+    assert len(tagged(nb, "parameters")) == 1
+    defaults = parameter_defaults(nb)
     assert sorted(defaults) == sorted(CHAPTERS[path.stem].parameters)
     check_values(path.stem, defaults, require_all=True)
     check_values(path.stem, {**defaults, **CHAPTERS[path.stem].quick}, require_all=True)
@@ -73,8 +52,8 @@ def test_papermill_reads_every_parameter(path, recwarn):
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
 def test_parameters_are_checked_right_after_the_parameters_cell(path):
     """The cell after the parameters cell calls check_parameters with the chapter's own name."""
-    nb = _read(path)
-    index = next(i for i, c in enumerate(nb.cells) if "parameters" in c.metadata.get("tags", []))
+    nb = read_nb(path)
+    index = nb.cells.index(tagged(nb, "parameters")[0])
     following = next(c for c in nb.cells[index + 1:] if c.cell_type == "code")
     assert f'check_parameters("{path.stem}", globals())' in following.source
 
@@ -82,9 +61,9 @@ def test_parameters_are_checked_right_after_the_parameters_cell(path):
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
 def test_only_checked_cells_keep_outputs(path):
     """Stored outputs are stripped, except the nbval-check-output cells (the baseline)."""
-    nb = _read(path)
+    nb = read_nb(path)
     assert nb.metadata["kernelspec"]["name"] == "python3"
-    checked = _tagged(nb, "nbval-check-output")
+    checked = tagged(nb, load_tool("record_baseline").CHECK)
     assert checked, "at least one cell guards a key number"
     for cell in nb.cells:
         if cell.cell_type != "code":
@@ -102,12 +81,12 @@ def test_only_checked_cells_keep_outputs(path):
 def test_chapter_reruns_at_small_sizes(path, tmp_path):
     """papermill executes the chapter at its quick sizes, and the output notebook is complete."""
     out = rerun_chapter(path.stem, quick=True, output_dir=tmp_path, book_root=ROOT)
-    nb = _read(out)
+    nb = read_nb(out)
     assert out.parent == tmp_path and not list(tmp_path.glob("*.partial.ipynb"))
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
               if o.output_type == "error"]
     assert errors == []
-    injected = _tagged(nb, "injected-parameters")
+    injected = tagged(nb, "injected-parameters")
     assert len(injected) == 1
     for name, value in CHAPTERS[path.stem].quick.items():
         assert f"{name} = {value!r}" in injected[0].source

@@ -1,11 +1,8 @@
 """The toolchain is pinned exactly, once: requirements.txt and environment.yml agree."""
 
 import re
-from pathlib import Path
-
 import yaml
-
-ROOT = Path(__file__).resolve().parent.parent
+from helpers import ROOT
 
 
 def _requirement_pins():

@@ -12,7 +12,6 @@
 All checks read files only (no notebook is executed), so they run in well under a second.
 """
 
-import ast
 import re
 import shlex
 from pathlib import Path
@@ -24,8 +23,8 @@ import pytest
 import attnspec
 from attnspec.chapter_parameters import CHAPTERS
 from attnspec.parameters import parse_assignments
+from helpers import ROOT, parameter_defaults, read_nb
 
-ROOT = Path(__file__).resolve().parent.parent
 A2 = ROOT / "chapters" / "A2_reproduction.md"
 GUIDE = ROOT / "chapters" / "08_course_guide.md"
 API = ROOT / "chapters" / "A3_api.md"
@@ -72,9 +71,7 @@ def _a2_rows():
 
 
 def _defaults(stem):
-    nb = nbformat.read(ROOT / "chapters" / f"{stem}.ipynb", as_version=4)
-    (cell,) = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
-    return {node.targets[0].id: ast.literal_eval(node.value) for node in ast.parse(cell.source).body}
+    return parameter_defaults(read_nb(ROOT / "chapters" / f"{stem}.ipynb"))
 
 
 def test_every_figure_of_the_book_is_in_the_reproduction_table():

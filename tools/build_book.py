@@ -33,17 +33,22 @@ def inputs_hash(root=ROOT):
     return digest.hexdigest()
 
 
+def cache_is_current(root=ROOT):
+    """True if the execution caches under ``root/_build`` were computed from today's inputs."""
+    stamp = Path(root) / CACHE_STAMP
+    return stamp.is_file() and stamp.read_text().strip() == inputs_hash(root)
+
+
 def main():
-    cache_stamp = ROOT / CACHE_STAMP
     caches = [BUILD / ".jupyter_cache", BUILD / "sweep-cache"]  # executed notebooks, sweeps
     current = inputs_hash()
     BUILD.mkdir(exist_ok=True)
-    if not cache_stamp.exists() or cache_stamp.read_text() != current:
+    if not cache_is_current():
         for cache in caches:
             if cache.exists():
                 print(f"lib/ or the pins changed since the last build: clearing {cache.name}")
                 shutil.rmtree(cache)
-        cache_stamp.write_text(current)
+        (ROOT / CACHE_STAMP).write_text(current)
     shutil.rmtree(BUILD / "html", ignore_errors=True)  # no stale pages from earlier builds
     jb = Path(sys.executable).with_name("jupyter-book")
     cmd = [str(jb), "build", str(ROOT), "--all", "-W", "-n", "--keep-going", "--builder", "html"]

@@ -59,15 +59,16 @@ import nbformat
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from build_book import CACHE_STAMP, inputs_hash  # noqa: E402  (the one definition)
+from build_book import cache_is_current  # noqa: E402  (the one definition)
 
 ROOT = Path(__file__).resolve().parent.parent
 
 SOLUTION, GATE_START, GATE_END = "{solution}", "{solution-start}", "{solution-end}"
 SOLUTION_TAG = "solution"
 #: top-level entries of the repository that are not part of the book's sources
-NOT_SOURCES = {".git", ".venv", "_build", "lib", "tests", "tools", "benchmarks", "docs", ".ci",
-               "_vendor", "__pycache__", ".ipynb_checkpoints", ".pytest_cache", "build"}
+#: (names starting with "." are skipped as well)
+NOT_SOURCES = {"_build", "lib", "tests", "tools", "benchmarks", "docs", "_vendor", "__pycache__",
+               "build"}
 #: folders of the main ``_build`` that chapters read and write through ``../_build/`` (the
 #: sweeps' on-disk cache): the student sources see the main build's copy
 SHARED_BUILD_FOLDERS = ("sweep-cache",)
@@ -228,12 +229,11 @@ def main_cache(root):
     from jupyter_cache import get_cache
 
     folder = Path(root) / "_build" / ".jupyter_cache"
-    stamp = Path(root) / CACHE_STAMP
     if not folder.is_dir():
         print("no execution cache of the main book (run `make book` first to avoid "
               "executing the chapters again)")
         return None
-    if not stamp.is_file() or stamp.read_text().strip() != inputs_hash(root):
+    if not cache_is_current(root):
         print("the main book's execution cache is stale (lib/ or the pins changed since "
               "`make book`): chapters will be executed")
         return None
