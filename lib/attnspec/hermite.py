@@ -9,6 +9,11 @@ from ._validation import check_float, check_int
 __all__ = ["noise_variance", "alpha", "truncated_noise_variance", "hermite_coefficients",
            "hermite_he"]
 
+#: The documented domain of the inverse temperature, for every law, sampler and moment formula:
+#: 0 < β ≤ BETA_MAX, so that s = e^{β²} − 1 is a finite float64 (e^{26²} ≈ 1e293 < 1.8e308).
+#: Every public function refuses β outside it with a ValueError naming ``beta``.
+BETA_MAX = 26.0
+
 # Below this value of x = β², α² = e^x − 1 − x is summed as a series (see noise_variance).
 _SERIES_BELOW = 0.5
 _SERIES_TERMS = 24  # x^k/k! < 1e-17 · x²/2 for k ≥ 24 when x < 0.5
