@@ -4,7 +4,9 @@ What a student gets is the HTML book *and* the files behind its download buttons
 free of solutions:
 
 1. The book sources (``_config.yml``, ``_toc.yml``, the pages and ``chapters/``, ``references.bib``)
-   are copied to ``_build/student-src/`` (``_vendor/`` is symlinked, not copied).
+   are copied to ``_build/student-src/`` (``_vendor/`` is symlinked, not copied), except the
+   teacher-only pages (``TEACHER_ONLY``: the course guide with its grading script), which are
+   removed with their ``_toc.yml`` entries.
 2. In the copies, solutions are removed from the *sources*, so that the HTML pages, the
    downloadable ``.ipynb``/``.md`` files (``_sources/``) and the executed notebooks all agree:
 
@@ -69,6 +71,9 @@ SOLUTION_TAG = "solution"
 #: (names starting with "." are skipped as well)
 NOT_SOURCES = {"_build", "lib", "tests", "tools", "benchmarks", "docs", "_vendor", "__pycache__",
                "build"}
+#: pages for teachers only (the course guide: lesson plan, grading script, marking scheme),
+#: left out of the student edition together with their entry in ``_toc.yml``
+TEACHER_ONLY = ("chapters/08_course_guide",)
 #: folders of the main ``_build`` that chapters read and write through ``../_build/`` (the
 #: sweeps' on-disk cache): the student sources see the main build's copy
 SHARED_BUILD_FOLDERS = ("sweep-cache",)
@@ -211,6 +216,15 @@ def plan_notebook(nb, where="notebook"):
     return plan
 
 
+def strip_notebook(nb, where="notebook"):
+    """A copy of ``nb`` without its solutions (the rule of ``plan_notebook``), checked clean."""
+    stripped = plan_notebook(nb, where).apply(nb)
+    for cell in stripped.cells:
+        if cell.cell_type == "markdown":
+            check_clean_text(cell.source, where)
+    return stripped
+
+
 def check_clean_text(text, where):
     """Fail if a line still opens a solution directive (e.g. one nested in another block)."""
     match = _OPENS_SOLUTION.search(text)
@@ -328,6 +342,31 @@ def copy_sources(root, src):
         os.symlink(shared.resolve(), src / "_build" / name)
 
 
+def drop_teacher_pages(src):
+    """Remove the teacher-only pages and their table-of-contents entries from ``src``."""
+    toc_path = src / "_toc.yml"
+    toc = yaml.safe_load(toc_path.read_text())
+
+    def keep(entries):
+        kept = []
+        for entry in entries:
+            if entry.get("file") in TEACHER_ONLY:
+                continue
+            for key in ("chapters", "sections", "parts"):
+                if key in entry:
+                    entry[key] = keep(entry[key])
+            kept.append(entry)
+        return kept
+
+    for key in ("chapters", "parts"):
+        if key in toc:
+            toc[key] = keep(toc[key])
+    toc_path.write_text(yaml.safe_dump(toc, sort_keys=False, allow_unicode=True))
+    for page in TEACHER_ONLY:
+        for path in src.glob(page + ".*"):
+            path.unlink()
+
+
 def student_config(src, cache_path, launch_branch=None):
     """Rewrite ``src/_config.yml`` for the student edition."""
     path = src / "_config.yml"
@@ -433,6 +472,7 @@ def build(root=ROOT, out=None, launch_branch=None, reuse_cache=True):
     src = out.parent / "student-src"
     html = out / "html"
     copy_sources(root, src)
+    drop_teacher_pages(src)
     student_config(src, (out / ".jupyter_cache").resolve(), launch_branch)
     from jupyter_cache import get_cache
 
