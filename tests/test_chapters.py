@@ -90,6 +90,9 @@ def test_chapter_reruns_at_small_sizes(path, tmp_path):
     assert len(injected) == 1
     for name, value in CHAPTERS[path.stem].quick.items():
         assert f"{name} = {value!r}" in injected[0].source
+    page = out.with_suffix(".html").read_text()   # the rerun's HTML page (book.report)
+    assert "{glue" not in page and "not glued" not in page
+    assert "data:image/png;base64," in page
 
 
 def test_a_failing_rerun_leaves_nothing_behind(tmp_path, monkeypatch):

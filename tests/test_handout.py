@@ -26,10 +26,8 @@ CHAPTER = "01_attention_as_a_random_matrix"
 
 
 def _quick_parameters(stem):
-    try:
-        from attnspec.book.chapters import CHAPTERS
-    except ImportError:  # the layout before issue 10's re-lay
-        from attnspec.chapter_parameters import CHAPTERS
+    from attnspec.book.chapters import CHAPTERS
+
     return dict(CHAPTERS[stem].quick)
 
 

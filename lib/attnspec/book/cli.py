@@ -23,6 +23,7 @@ def _rerun(args):
         print(f"attnspec rerun: the chapter failed; nothing was written.\n{exc}", file=sys.stderr)
         return 1
     print(path)
+    print(f"{path.with_suffix('.html')}   (open in a browser: figures and glued numbers)")
     return 0
 
 

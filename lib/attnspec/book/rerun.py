@@ -11,7 +11,9 @@ import os
 import re
 from pathlib import Path
 
+from attnspec.book.kernel import IPCKernelManager
 from attnspec.book.parameters import ParameterError, check_values
+from attnspec.book.report import write_report
 
 __all__ = ["find_book_root", "resolve_chapter", "rerun_chapter", "output_name"]
 
@@ -81,9 +83,11 @@ def rerun_chapter(chapter, values=None, *, book_root=None, output_dir=None, quic
     try:
         papermill.execute_notebook(str(path), str(partial), parameters=checked,
                                    cwd=str(path.parent), kernel_name="python3",
-                                   progress_bar=progress_bar, log_output=False)
+                                   progress_bar=progress_bar, log_output=False,
+                                   kernel_manager_class=IPCKernelManager)
     except BaseException:
         partial.unlink(missing_ok=True)
         raise
     os.replace(partial, final)
+    write_report(final, book_root=root, parameters=checked)   # the page: final + ".html"
     return final
