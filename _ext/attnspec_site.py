@@ -23,7 +23,10 @@ FILE_LIKE = re.compile(r"^[\w./-]*\.(png|jpe?g|svg|gif)$|^[0-9a-f]{16,}", re.I)
 
 def link_docstring(app, what, name, obj, options, lines):
     for i, line in enumerate(lines):
-        lines[i] = MATH_REF.sub(lambda m: f":ref:`specification §{m[1]} <spec-s{m[1]}>`", line)
+        new = MATH_REF.sub(lambda m: f":ref:`specification §{m[1]} <spec-s{m[1]}>`", line)
+        if new != line and i + 1 < len(lines) and re.fullmatch(r"([-=~^])\1+", lines[i + 1]):
+            lines[i + 1] = lines[i + 1][0] * len(new)      # a section title keeps its underline
+        lines[i] = new
 
 
 def caption_alt_text(app, doctree, docname):
@@ -49,7 +52,8 @@ def launch_buttons_on_notebooks_only(app, pagename, templatename, context, doctr
 def unique_scripts(app, pagename, templatename, context, doctree):
     seen, unique = set(), []
     for script in context.get("script_files", []):
-        key = (str(script), getattr(script, "attributes", {}).get("body"))
+        body = getattr(script, "attributes", {}).get("body")
+        key = ("inline", body) if body else str(script)   # filename None or "": same script
         if key not in seen:
             seen.add(key)
             unique.append(script)
