@@ -4,7 +4,8 @@
   appendix (label ``spec-sn``), so the API page links instead of naming a file readers lack.
 - Figures carry real alternative text: an image whose ``alt`` is empty or a file name (what
   myst-nb gives glued figures) gets its figure's caption.
-- The footer shows the version (``pyproject.toml``) and the licences.
+- The footer shows the version (``pyproject.toml``) and the licences; the colour mode is
+  light (an empty default is a console error of the theme).
 - Launch buttons (Binder, Colab) only on pages that are notebooks (``.ipynb``): a Markdown page
   such as the landing page cannot be opened by either.
 - Each inline script is emitted once: sphinx-thebe registers its configuration script on every
@@ -68,7 +69,10 @@ def footer(app, config):
             '<a href="https://opensource.org/license/mit">MIT licence</a>; text and figures '
             'under <a href="https://creativecommons.org/licenses/by/4.0/">CC BY 4.0</a>. '
             "How to cite: see the landing page.")
-    config.html_theme_options = dict(config.html_theme_options or {}, extra_footer=text)
+    # default_mode: the theme's default is empty, which its script reports as a console error
+    # ("Got invalid theme mode"); light, because the figures are drawn on white.
+    config.html_theme_options = dict(config.html_theme_options or {}, extra_footer=text,
+                                      default_mode="light")
 
 
 def setup(app):

@@ -101,7 +101,7 @@ return {
   mathjax_src: Array.from(document.scripts).map(s => s.src).filter(s => s.includes('mathjax')),
   favicon: Array.from(document.querySelectorAll('link[rel~="icon"]')).map(l => l.href),
   launch: document.querySelectorAll('.dropdown-launch-buttons, [aria-label*="Launch"]').length,
-  footer: (document.querySelector('footer') || document.body).innerText,
+  footer: document.body.innerText,
   alts: Array.from(document.querySelectorAll('.bd-article figure img')).map(i => i.alt),
   zoomable: Array.from(document.querySelectorAll('.bd-article figure img'))
       .filter(i => i.closest('a.attnspec-zoom, a.reference')).length,
@@ -145,7 +145,6 @@ return Array.from(document.querySelectorAll('figcaption, .caption-text')).map(el
 def _console_errors(browser):
     return [entry["message"] for entry in browser.get_log("browser")
             if entry["level"] == "SEVERE"]
-"""
 
 
 def test_the_book_was_built_from_the_current_library():
