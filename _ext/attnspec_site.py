@@ -71,8 +71,8 @@ def footer(app, config):
             "How to cite: see the landing page.")
     # default_mode: the theme's default is empty, which its script reports as a console error
     # ("Got invalid theme mode"); light, because the figures are drawn on white.
-    config.html_theme_options = dict(config.html_theme_options or {}, extra_footer=text,
-                                      default_mode="light")
+    config.html_theme_options = dict(config.html_theme_options or {}, extra_footer=text)
+    config.html_context = dict(config.html_context or {}, default_mode="light")
 
 
 def setup(app):

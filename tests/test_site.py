@@ -184,7 +184,6 @@ def test_page_renders(page, site, browser):
     assert report["tex_errors"] == 0
     assert report["broken_images"] == []
     assert report["error_outputs"] == 0 and not report["traceback"]
-    assert errors == [], errors
     assert phone["scroll"] <= phone["width"], phone      # no sideways scroll on a phone
     assert report["favicon"], "a favicon link"
     assert all(alt and not re.search(r"\.(png|svg|jpe?g)$|^[0-9a-f]{16,}", alt)
@@ -195,6 +194,7 @@ def test_page_renders(page, site, browser):
     assert f"attnspec {version}" in report["footer"] and "CC BY 4.0" in report["footer"]
     executable = (ROOT / page.replace(".html", ".ipynb")).exists()
     assert bool(report["launch"]) == executable, "launch buttons on executable pages only"
+    assert errors == [], errors
 
 
 def test_every_chapter_page_has_a_figure(site, browser):
