@@ -1,22 +1,21 @@
-"""The whole book as one PDF (``make pdf``): single-page HTML printed by headless Chromium.
+"""The whole book as one PDF (``make pdf``): the built HTML pages printed by headless Chromium.
 
 Why this route: the book's maths is typeset by MathJax and its directives (proofs, exercises,
 glued figures and tables) are rendered by the HTML theme; printing the same HTML keeps them as
 the reader sees them online, with no TeX installation. Jupyter Book's LaTeX route would need a
-full TeX Live and re-implements every directive.
+full TeX Live and re-implements every directive; its single-page HTML builder cannot render
+sphinx-proof's nodes.
 
 Steps:
 
-1. ``jupyter-book build --builder singlehtml`` reuses the execution cache of ``make book``
-   (run it first; a chapter without a current cached run is executed here);
-2. the page is served on a loopback port (MathJax's fonts do not load from ``file://``),
-   opened in headless Chromium, MathJax is awaited, solution dropdowns are opened;
-3. Chrome's ``Page.printToPDF`` prints it with the book's print stylesheet
+1. the pages of ``_build/html`` (built by ``make book``), in the order of ``_toc.yml``, are
+   served on a loopback port (MathJax's fonts do not load from ``file://``) and opened one by
+   one in headless Chromium; MathJax is awaited and solution dropdowns are opened;
+2. Chrome's ``Page.printToPDF`` prints each page with the book's print stylesheet
    (``_assets/attnspec.css``: no sidebars, buttons or scrollbars; long code lines wrap instead
-   of being cut; figures and code blocks are not split across pages).
-
-The PDF goes to ``_build/pdf/attnspec.pdf`` and, when the HTML book exists, also to
-``_build/html/attnspec.pdf`` (published with the site).
+   of being cut; figures and code blocks are not split across pages);
+3. poppler's ``pdfunite`` joins the pages into ``_build/pdf/attnspec.pdf``, also copied to
+   ``_build/html/attnspec.pdf`` (published with the site).
 """
 
 from __future__ import annotations
@@ -59,60 +58,82 @@ def find_chrome(explicit=None):
     return None
 
 
-def build_singlehtml(root=ROOT):
-    """Build the one-page HTML edition; return its index.html."""
-    jb = Path(sys.executable).with_name("jupyter-book")
-    run = subprocess.run([str(jb), "build", str(root), "--builder", "singlehtml"], cwd=root)
-    index = Path(root) / "_build" / "singlehtml" / "index.html"
-    if run.returncode != 0 or not index.is_file():
-        raise RuntimeError("the single-page HTML build failed (see the messages above)")
-    return index
+def toc_pages(root=ROOT):
+    """The book's pages in reading order (``_toc.yml``), as paths relative to the site."""
+    import yaml
+
+    toc = yaml.safe_load((Path(root) / "_toc.yml").read_text())
+    pages = [toc["root"]]
+
+    def walk(entries):
+        for entry in entries:
+            if "file" in entry:
+                pages.append(entry["file"])
+            for key in ("parts", "chapters", "sections"):
+                walk(entry.get(key) or [])
+
+    walk(toc.get("parts") or toc.get("chapters") or [])
+    return [f"{Path(page).with_suffix('')}.html" for page in pages]
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
 
 
 def _serve(folder):
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
-    handler.log_message = lambda *args: None
+    handler = functools.partial(_QuietHandler, directory=str(folder))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 
 
-def print_to_pdf(index, target, chrome):
-    """Print ``index`` (served over HTTP) to ``target`` with headless Chrome."""
+PRINT = {
+    "printBackground": True, "paperWidth": 8.27, "paperHeight": 11.69,   # A4, inches
+    "marginTop": 0.6, "marginBottom": 0.6, "marginLeft": 0.6, "marginRight": 0.6,
+}
+
+
+def print_pages(html, pages, target, chrome):
+    """Print each page of the site at ``html`` and join them into ``target``."""
+    import tempfile
+
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
-    server = _serve(index.parent)
+    if not shutil.which("pdfunite"):
+        raise RuntimeError("poppler's pdfunite is needed (apt-get install poppler-utils)")
+    server = _serve(html)
     options = webdriver.ChromeOptions()
     options.binary_location = chrome
     for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                  "--no-first-run", "--window-size=1100,1400"]:
         options.add_argument(flag)
     driver_path = shutil.which("chromedriver")
-    service = Service(driver_path) if driver_path else Service()
-    driver = webdriver.Chrome(service=service, options=options)
-    try:
-        driver.set_page_load_timeout(300)
-        driver.set_script_timeout(300)
-        driver.get(f"http://127.0.0.1:{server.server_address[1]}/{index.name}")
-        if driver.execute_async_script(WAIT_FOR_MATHJAX) is False:
-            raise RuntimeError("MathJax failed to typeset the book")
-        driver.execute_script(PREPARE_FOR_PRINT)
-        pdf = driver.execute_cdp_cmd("Page.printToPDF", {
-            "printBackground": True, "paperWidth": 8.27, "paperHeight": 11.69,   # A4
-            "marginTop": 0.6, "marginBottom": 0.6, "marginLeft": 0.6, "marginRight": 0.6,
-            "displayHeaderFooter": True,
-            "headerTemplate": "<span></span>",
-            "footerTemplate": ('<div style="font-size:8px;width:100%;text-align:center;">'
-                               '<span class="pageNumber"></span></div>'),
-        })
-    finally:
-        driver.quit()
-        server.shutdown()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_suffix(".partial")
-    partial.write_bytes(base64.b64decode(pdf["data"]))
-    partial.replace(target)
+    driver = webdriver.Chrome(service=Service(driver_path) if driver_path else Service(),
+                              options=options)
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    with tempfile.TemporaryDirectory() as scratch:
+        parts = []
+        try:
+            driver.set_page_load_timeout(120)
+            driver.set_script_timeout(120)
+            for number, page in enumerate(pages):
+                driver.get(f"{base}/{page}")
+                if driver.execute_async_script(WAIT_FOR_MATHJAX) is False:
+                    raise RuntimeError(f"MathJax failed to typeset {page}")
+                driver.execute_script(PREPARE_FOR_PRINT)
+                pdf = driver.execute_cdp_cmd("Page.printToPDF", PRINT)
+                part = Path(scratch) / f"{number:03d}.pdf"
+                part.write_bytes(base64.b64decode(pdf["data"]))
+                parts.append(str(part))
+        finally:
+            driver.quit()
+            server.shutdown()
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_suffix(".partial.pdf")
+        subprocess.run(["pdfunite", *parts, str(partial)], check=True)
+        partial.replace(target)
     return target
 
 
@@ -121,11 +142,13 @@ def build(root=ROOT, chrome=None):
     if not chrome:
         raise RuntimeError("headless Chromium is needed (apt-get install chromium "
                            "chromium-driver), or pass --chrome PATH")
-    index = build_singlehtml(root)
-    target = print_to_pdf(index, Path(root) / "_build" / "pdf" / "attnspec.pdf", chrome)
     site = Path(root) / "_build" / "html"
-    if site.is_dir():
-        shutil.copy2(target, site / target.name)
+    pages = toc_pages(root)
+    missing = [page for page in pages if not (site / page).is_file()]
+    if missing:
+        raise RuntimeError(f"the HTML book is missing {missing[:3]}: run `make book` first")
+    target = print_pages(site, pages, Path(root) / "_build" / "pdf" / "attnspec.pdf", chrome)
+    shutil.copy2(target, site / target.name)
     return target
 
 
