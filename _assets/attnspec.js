@@ -12,3 +12,22 @@ document.addEventListener("DOMContentLoaded", () => {
     link.appendChild(img);
   });
 });
+
+// An inline formula wider than its paragraph gets its own scrolling box (class attnspec-wide),
+// so a long formula never widens the page on a phone. Checked after MathJax and on resize.
+function attnspecMarkWideMath() {
+  document.querySelectorAll('mjx-container[jax="CHTML"]:not([display="true"])').forEach((m) => {
+    m.classList.remove("attnspec-wide");
+    const box = m.parentElement;
+    if (box && m.getBoundingClientRect().width > box.clientWidth) m.classList.add("attnspec-wide");
+  });
+}
+window.addEventListener("load", () => {
+  const typeset = window.MathJax && MathJax.startup && MathJax.startup.promise;
+  (typeset || Promise.resolve()).then(attnspecMarkWideMath);
+});
+let attnspecResize = null;
+window.addEventListener("resize", () => {
+  clearTimeout(attnspecResize);
+  attnspecResize = setTimeout(attnspecMarkWideMath, 150);
+});

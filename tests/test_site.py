@@ -169,6 +169,7 @@ def test_page_renders(page, site, browser):
     browser.save_screenshot(str(SHOTS / f"{name}.png"))
     browser.set_window_size(390, 844)               # a phone
     browser.execute_async_script(WAIT_FOR_MATHJAX)
+    browser.execute_async_script("setTimeout(arguments[0], 500)")   # attnspec.js on resize
     phone = browser.execute_script(OVERFLOW_REPORT)
     height = browser.execute_script("return document.documentElement.scrollHeight")
     browser.set_window_size(390, min(height + 100, 16000))
