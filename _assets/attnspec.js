@@ -18,7 +18,8 @@ document.addEventListener("DOMContentLoaded", () => {
 function attnspecMarkWideMath() {
   document.querySelectorAll('mjx-container[jax="CHTML"]:not([display="true"])').forEach((m) => {
     m.classList.remove("attnspec-wide");
-    const box = m.parentElement;
+    let box = m.parentElement;   // the nearest block: an inline element has no clientWidth
+    while (box && getComputedStyle(box).display.startsWith("inline")) box = box.parentElement;
     if (box && m.getBoundingClientRect().width > box.clientWidth) m.classList.add("attnspec-wide");
   });
 }
