@@ -50,6 +50,9 @@ _EXPORTS = {
     # multihead_laws: limiting laws of the multi-head output (MATH.md §6)
     "multihead_moments": "multihead_laws",
     "MultiHeadLaw": "multihead_laws",
+    # experiments.thresholds: scales of the threshold for linearisation (MATH.md §5)
+    "threshold_scales": "experiments.thresholds",
+    "row_sum_fluctuation": "experiments.thresholds",
     # sweeps: seeded parameter sweeps over executors
     "sweep": "sweeps",
     # parameters: chapter parameters for papermill reruns

@@ -1,0 +1,1 @@
+"""Studies behind the chapters: sweeps, tables and per-draw measurements built on the laws and samplers."""
