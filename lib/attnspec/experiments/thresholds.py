@@ -22,7 +22,8 @@ import numpy as np
 from .._validation import check_float, check_int, check_rng
 
 __all__ = ["Scale", "ThresholdScales", "threshold_scales", "row_sum_fluctuation",
-           "RowSumFluctuation", "largest_entries", "entry_onset", "SCALE_LABELS"]
+           "RowSumFluctuation", "largest_entries", "entry_onset", "onset_summary",
+           "SCALE_LABELS"]
 
 #: The three provenance labels a scale can carry.
 SCALE_LABELS = ("literature", "derived", "heuristic")
@@ -344,3 +345,50 @@ def entry_onset(betas, max_entry2, edges):
     end = crossing(downs[-1]) if downs.size and (not ups.size or downs[-1] > ups[0]) \
         else math.nan
     return onset, end
+
+
+def onset_summary(runs):
+    r"""Means over draws of :func:`largest_entries`, and the crossings of the edge.
+
+    Parameters
+    ----------
+    runs : list of dict
+        Results of :func:`largest_entries` for independent draws at one (ℓ, c), all with the
+        same ``betas``.
+
+    Returns
+    -------
+    dict
+        Arrays over β: ``"beta"``, ``"edge"``, ``"ratio"`` (mean of max Mᵢⱼ²/z₊²) and
+        ``"ratio_se"``, ``"cross_ratio"`` (mean of (max Mᵢⱼ² + 2s)/z₊², s = e^{β²} − 1, the
+        cross estimate with a typical row and column), ``"row_sum_rel_sd"`` and
+        ``"row_sum_rel_sd_se"``, ``"m1"``; floats ``"onset"``, ``"end"`` (crossings of the mean
+        ratio, :func:`entry_onset`), ``"onset_se"`` (standard deviation of the per-draw onsets
+        over √draws; nan with one draw or when a draw has no crossing) and ``"cross_onset"``.
+    """
+    if not runs:
+        raise ValueError("runs must be a non-empty list of largest_entries results")
+    betas = np.asarray(runs[0]["beta"], dtype=np.float64)
+    for run in runs:
+        if not np.array_equal(np.asarray(run["beta"], dtype=np.float64), betas):
+            raise ValueError("every run must have the same betas")
+    edge = np.asarray(runs[0]["edge"], dtype=np.float64)
+    top = np.array([run["max_entry2"] for run in runs], dtype=np.float64)
+    ratio = top / edge
+    cross = (top + 2 * np.expm1(betas**2)) / edge
+    rows = np.array([run["row_sum_rel_sd"] for run in runs], dtype=np.float64)
+    n = len(runs)
+
+    def se(values):
+        return values.std(axis=0, ddof=1) / math.sqrt(n) if n > 1 else np.full(betas.shape,
+                                                                                np.nan)
+
+    onset, end = entry_onset(betas, ratio.mean(axis=0), np.ones_like(betas))
+    per_draw = [entry_onset(betas, r, np.ones_like(betas))[0] for r in ratio]
+    onset_se = float(np.std(per_draw, ddof=1) / math.sqrt(n)) if n > 1 else math.nan
+    return {"beta": betas, "edge": edge, "ratio": ratio.mean(axis=0), "ratio_se": se(ratio),
+            "cross_ratio": cross.mean(axis=0), "row_sum_rel_sd": rows.mean(axis=0),
+            "row_sum_rel_sd_se": se(rows),
+            "m1": np.mean([run["m1"] for run in runs], axis=0), "onset": onset,
+            "end": end, "onset_se": onset_se,
+            "cross_onset": entry_onset(betas, cross.mean(axis=0), np.ones_like(betas))[0]}
