@@ -224,3 +224,47 @@ def test_entry_onset_interpolates():
         thresholds.entry_onset(betas[::-1], ratio, edges)
     with pytest.raises(ValueError, match="same length"):
         thresholds.entry_onset(betas, ratio[:3], edges)
+
+
+def test_phase_diagram_draws_every_scale_and_window():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ells, betas = [100, 1000], [0.5, 1.0, 2.0]
+    values = np.full((3, 2), 0.1)
+    fig = attnspec.plotting.phase_diagram(ells, betas, values, values,
+                                          onsets={100: (1.2, np.nan), 1000: (1.1, 2.1)})
+    left = fig.axes[0]
+    labels = [line.get_label() for line in left.get_lines()]
+    scales = attnspec.threshold_scales(1000)
+    for name in ("largest_entry", "m1_lln", "mean_bound", "row_sum_lln"):
+        assert any(scales[name].tex in label and scales[name].label in label for label in labels)
+    # a scale curve passes through its value at ℓ = 1000
+    line = next(ln for ln in left.get_lines() if scales["m1_lln"].tex in ln.get_label())
+    x, y = line.get_data()
+    assert np.interp(np.log(1000), np.log(x), y) == pytest.approx(scales["m1_lln"].value,
+                                                                 rel=1e-3)
+    bars = [ln for ln in left.get_lines() if ln.get_linewidth() == 5]
+    assert [tuple(b.get_ydata()) for b in bars] == [(1.2, 2.0), (1.1, 2.1)]
+    plt.close(fig)
+
+
+def test_onset_summary_means_and_crossings():
+    betas = [0.5, 1.0, 1.5, 2.0]
+    runs = [{"beta": betas, "edge": [1.0, 2.0, 4.0, 8.0], "max_entry2": top,
+             "row_sum_rel_sd": [0.1, 0.2, 0.3, 0.4], "m1": [1, 2, 3, 4], "entries_above": []}
+            for top in ([0.5, 1.0, 8.0, 4.0], [0.5, 1.0, 8.0, 4.0])]
+    summary = thresholds.onset_summary(runs)
+    np.testing.assert_allclose(summary["ratio"], [0.5, 0.5, 2.0, 0.5])
+    np.testing.assert_allclose(summary["ratio_se"], 0.0)
+    np.testing.assert_allclose(summary["cross_ratio"],
+                               (np.array([0.5, 1, 8, 4]) + 2 * np.expm1(np.square(betas)))
+                               / [1, 2, 4, 8])
+    assert summary["onset"] == pytest.approx(1.25) and summary["end"] == pytest.approx(1.75)
+    assert summary["onset_se"] == 0.0
+    assert math.isnan(thresholds.onset_summary(runs[:1])["onset_se"])
+    with pytest.raises(ValueError, match="same betas"):
+        thresholds.onset_summary([runs[0], {**runs[1], "beta": [0.1, 1.0, 1.5, 2.0]}])
+    with pytest.raises(ValueError, match="non-empty"):
+        thresholds.onset_summary([])
