@@ -239,7 +239,8 @@ def heat_map(ax, x, y, values, *, logx=True, lognorm=True, annotate="{:.2g}", cm
     return mesh
 
 
-#: Line style of each threshold scale of :func:`attnspec.threshold_scales` (chapter 5).
+#: Line style of each threshold scale of
+#: :func:`attnspec.experiments.thresholds.threshold_scales` (chapter 5).
 SCALE_STYLES = {
     "largest_entry": dict(color="red", ls="--", lw=2),
     "row_sum_clt": dict(color="white", ls="-.", lw=2),
@@ -250,7 +251,9 @@ SCALE_STYLES = {
 
 
 def threshold_scale_lines(ax, ells, *, names=None, margin=1.3, points=200):
-    """Draw the scales of :func:`attnspec.threshold_scales` as curves β(ℓ) on ``ax``.
+    """Draw the threshold scales of chapter 5 as curves β(ℓ) on ``ax``.
+
+    The scales are those of :func:`attnspec.experiments.thresholds.threshold_scales`.
 
     Parameters
     ----------

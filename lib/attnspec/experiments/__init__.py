@@ -1,1 +1,7 @@
-"""Studies behind the chapters: sweeps, tables and per-draw measurements built on the laws and samplers."""
+"""Studies: per-draw functions for sweeps, comparisons and the tables the chapters print.
+
+``stepwise`` (the stepwise chain's bulks), ``coupling`` (softmax vs linear models sharing
+weights), ``outliers`` (outliers and distances to the limit laws), ``multihead`` (multi-head
+studies), ``thresholds`` (scales of the threshold for linearisation, finite-ℓ outlier onset)
+and ``tables`` (their rows and text formats). A new study gets a new module here.
+"""

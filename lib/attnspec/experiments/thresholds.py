@@ -1,4 +1,4 @@
-r"""Where linearisation of softmax attention breaks down: scales in β and finite-ℓ onsets (MATH.md §5).
+r"""Where linearising softmax attention fails: scales in β and finite-ℓ onsets (MATH.md §5).
 
 Three kinds of object, kept apart on purpose:
 
@@ -174,7 +174,7 @@ class RowSumFluctuation:
     keys : float
         √((e^{β²} − 1)/ℓ), from the ℓ terms given the query.
     query : float
-        β²/√(2 d_qk), from the query norm: E[rᵢ | qᵢ] = ℓ exp(β²|qᵢ|²/(2d_qk)).
+        β²/√(2 d_qk), from the query norm: E[rᵢ | qᵢ] = ℓ exp(β²‖qᵢ‖²/(2d_qk)).
     total : float
         √(keys² + query²), the two-term (leading-order) form.
     exact : float
@@ -195,7 +195,7 @@ def row_sum_fluctuation(beta, ell, d_qk):
     r"""Relative fluctuation of the softmax row sums, two-term form and exact (MATH.md §5).
 
     With scores Sᵢₖ = qᵢ·kₖ/√d_qk (q, k i.i.d. standard Gaussian vectors), given qᵢ the ℓ terms
-    e^{βSᵢₖ} are i.i.d. log-normal with σ² = |qᵢ|²/d_qk, so with |qᵢ|² ~ χ²(d_qk) and
+    e^{βSᵢₖ} are i.i.d. log-normal with σ² = ‖qᵢ‖²/d_qk, so with ‖qᵢ‖² ~ χ²(d_qk) and
     aₘ = −(d_qk/2) log(1 − mβ²/d_qk) = log E e^{mβ²σ²/2}:
 
         E rᵢ = ℓ e^{a₁},   Var rᵢ / (E rᵢ)² = (e^{a₄ − 2a₁} − e^{a₂ − 2a₁})/ℓ + (e^{a₂ − 2a₁} − 1),
@@ -232,7 +232,7 @@ def row_sum_fluctuation(beta, ell, d_qk):
 
 @functools.lru_cache(maxsize=512)
 def _edge(beta, c):
-    from ..laws import AttentionLaw
+    from ..laws.attention import AttentionLaw
     return float(AttentionLaw(beta, c).support()[1])
 
 
@@ -260,7 +260,7 @@ def largest_entries(ell, betas, rng=None, *, c=1.0):
         Lists over ``betas``: ``"beta"``; ``"edge"``: z₊² of ``AttentionLaw(beta, ℓ/d_qk)``;
         ``"max_entry2"``: maxᵢⱼ Mᵢⱼ² with M = √ℓ A^⊥; ``"entries_above"``: the number of
         entries with Mᵢⱼ² > z₊²; ``"row_sum_rel_sd"``: standard deviation of the row sums
-        Σₖ e^{βSᵢₖ} over the rows divided by their exact mean ℓ E e^{β²|q|²/(2d_qk)} (nan if
+        Σₖ e^{βSᵢₖ} over the rows divided by their exact mean ℓ E e^{β²‖q‖²/(2d_qk)} (nan if
         β² ≥ d_qk); ``"m1"``: mean squared singular value Σᵢⱼ Aᵢⱼ² − 1 (no SVD needed).
 
     Notes
