@@ -64,7 +64,8 @@ def test_scales_vectorised():
     assert isinstance(attnspec.threshold_scales(50)["row_sum_lln"].value, float)
 
 
-@pytest.mark.parametrize("ell", [1, 0.5, -3, math.nan, math.inf, "100", [], [10, 1], None])
+@pytest.mark.parametrize("ell", [1, 0.5, -3, math.nan, math.inf, "100", [], [10, 1], None,
+                                 ["a", "b"], [[10, 20], [30]], True])
 def test_scales_refuse_bad_ell(ell):
     with pytest.raises(ValueError, match="ell must be a finite number > 1"):
         attnspec.threshold_scales(ell)

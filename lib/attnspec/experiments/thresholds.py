@@ -152,10 +152,15 @@ def threshold_scales(ell):
     ValueError
         If some ``ell`` is not a finite number > 1.
     """
-    values = np.asarray(ell, dtype=np.float64) if not isinstance(ell, (str, bytes)) else None
-    if values is None or values.dtype.kind not in "fiu" or values.size == 0 \
-            or not np.all(np.isfinite(values)) or np.any(values <= 1):
-        raise ValueError(f"ell must be a finite number > 1 (or an array of them); got ell={ell!r}")
+    message = f"ell must be a finite number > 1 (or an array of them); got ell={ell!r}"
+    if isinstance(ell, (str, bytes, bool, np.bool_)):
+        raise ValueError(message)
+    try:
+        values = np.asarray(ell, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(message) from None
+    if values.size == 0 or not np.all(np.isfinite(values)) or np.any(values <= 1):
+        raise ValueError(message)
     root = np.sqrt(np.log(values))
     scales = {}
     for name, (factor, label, tex, meaning, source) in _SCALES.items():
