@@ -76,16 +76,24 @@ def squared_singular_values(M, drop_top=0):
 
 def _as_spectra(spectra):
     """A list of 1-D float64 arrays from a 2-D array (draws × values) or a list of 1-D arrays."""
-    if isinstance(spectra, np.ndarray) and spectra.ndim == 2:
-        rows = list(spectra.astype(np.float64, copy=False))
-    elif isinstance(spectra, np.ndarray) and spectra.ndim == 1:
-        rows = [spectra.astype(np.float64, copy=False)]
+    if isinstance(spectra, (str, bytes)) or spectra is None:
+        raise TypeError(f"spectra must be a list of 1-D arrays of real numbers or a 2-D array; "
+                        f"got spectra={spectra!r}")
+    if isinstance(spectra, np.ndarray) and spectra.ndim in (1, 2):
+        rows = list(np.atleast_2d(spectra))
     else:
-        rows = [np.asarray(row, dtype=np.float64) for row in spectra]
+        rows = [np.asarray(row) for row in spectra]
+    for row in rows:
+        if row.dtype.kind not in "biuf":
+            raise TypeError("spectra must hold real numbers; got a draw with dtype "
+                            f"{row.dtype}")
+    rows = [row.astype(np.float64) for row in rows]
     if not rows or any(row.ndim != 1 or row.size == 0 for row in rows):
         raise ValueError("spectra must be a non-empty list of non-empty 1-D arrays (one per "
                          f"draw) or a 2-D array; got {len(rows)} draws with shapes "
                          f"{[row.shape for row in rows][:5]}")
+    if not all(np.isfinite(row).all() for row in rows):
+        raise ValueError("spectra must hold finite numbers only; got inf or nan")
     return rows
 
 
