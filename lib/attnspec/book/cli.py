@@ -9,7 +9,7 @@ from attnspec.book.parameters import ParameterError
 
 
 def _rerun(args):
-    from attnspec.book.parameters import parse_assignments
+    from attnspec.book.chapters import parse_assignments
     from attnspec.book.rerun import find_book_root, rerun_chapter, resolve_chapter
 
     stem = resolve_chapter(args.chapter, find_book_root(args.book_root)).stem
@@ -27,8 +27,7 @@ def _rerun(args):
 
 
 def _chapters(args):
-    from attnspec.book.chapters import CHAPTERS
-    from attnspec.book.parameters import describe
+    from attnspec.book.chapters import CHAPTERS, describe
 
     for name in sorted(CHAPTERS):
         print(f"{name}\n{describe(name)}\n")

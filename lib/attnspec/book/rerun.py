@@ -11,7 +11,8 @@ import os
 import re
 from pathlib import Path
 
-from attnspec.book.parameters import ParameterError, check_values
+from attnspec.book.chapters import CHAPTERS, check_values
+from attnspec.book.parameters import ParameterError
 
 __all__ = ["find_book_root", "resolve_chapter", "rerun_chapter", "output_name"]
 
@@ -62,8 +63,6 @@ def rerun_chapter(chapter, values=None, *, book_root=None, output_dir=None, quic
     quick : bool
         Start from the chapter's small test sizes (explicit ``values`` still win).
     """
-    from attnspec.book.chapters import CHAPTERS
-
     root = find_book_root(book_root)
     path = resolve_chapter(chapter, root)
     if path.stem not in CHAPTERS:
