@@ -8,6 +8,7 @@
   light (an empty default is a console error of the theme).
 - Launch buttons (Binder, Colab) only on pages that are notebooks (``.ipynb``): a Markdown page
   such as the landing page cannot be opened by either.
+- The download button of a chapter serves its executed notebook, figures included.
 - Each inline script is emitted once: sphinx-thebe registers its configuration script on every
   ``env-before-read-docs``, and a second ``const THEBE_JS_URL`` is a JavaScript error.
 """
@@ -61,6 +62,22 @@ def unique_scripts(app, pagename, templatename, context, doctree):
     context["script_files"] = unique
 
 
+def download_executed_notebooks(app, exception):
+    """The download button serves the executed notebook (with its figures), not the source."""
+    if exception is not None or app.builder.format != "html":
+        return
+    import shutil
+
+    executed = Path(app.outdir).parent / "jupyter_execute"
+    for docname in app.env.found_docs:
+        if not str(app.env.doc2path(docname)).endswith(".ipynb"):
+            continue
+        run = executed / f"{docname}.ipynb"
+        served = Path(app.outdir) / "_sources" / f"{docname}.ipynb"
+        if run.is_file() and served.is_file():
+            shutil.copyfile(run, served)
+
+
 def footer(app, config):
     root = Path(app.srcdir)
     version = tomllib.loads((root / "pyproject.toml").read_text())["project"]["version"]
@@ -81,4 +98,5 @@ def setup(app):
     app.connect("doctree-resolved", caption_alt_text)
     app.connect("html-page-context", launch_buttons_on_notebooks_only, priority=900)
     app.connect("html-page-context", unique_scripts, priority=900)
+    app.connect("build-finished", download_executed_notebooks)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

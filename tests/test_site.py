@@ -204,3 +204,16 @@ def test_every_chapter_page_has_a_figure(site, browser):
                  (ROOT / p.replace(".html", ".ipynb")).exists()]:
         browser.get(f"{site}/{page}")
         assert browser.execute_script("return document.images.length") > 0, page
+
+
+def test_downloaded_notebooks_carry_their_figures():
+    """The download button serves each chapter executed, figures included."""
+    if not (HTML / "intro.html").is_file():
+        _unavailable("the book is not built: run `make book` first")
+    import nbformat
+
+    for path in sorted((ROOT / "chapters").glob("*.ipynb")):
+        served = nbformat.read(HTML / "_sources" / "chapters" / path.name, as_version=4)
+        images = [o for c in served.cells if c.cell_type == "code" for o in c.outputs
+                  if "image/png" in o.get("data", {})]
+        assert images, path.name
