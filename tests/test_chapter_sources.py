@@ -54,6 +54,12 @@ def test_no_plain_math_md_references(path):
     assert "MATH.md §" not in text
 
 
+@pytest.mark.parametrize("path", NOTEBOOKS + PAGES, ids=lambda p: p.name)
+def test_no_role_inside_a_role(path):
+    """A link rewritten inside an existing role would render as broken text."""
+    assert "`{ref}`" not in path.read_text()
+
+
 def test_specification_links_point_at_existing_anchors():
     """Every {ref}`... <spec-sN>` target is a label in the specification appendix."""
     import re
@@ -87,6 +93,10 @@ def test_rewrap_leaves_what_it_cannot_shorten_safely():
 def test_markdown_links():
     assert norm.link_markdown("see MATH.md §3.") == "see {ref}`specification §3 <spec-s3>`."
     assert norm.link_code("# MATH.md §6") == "# appendix A4 §6"
+    assert (norm.link_markdown("({ref}`MATH.md §5 <specification>`, Lemma 2)")
+            == "({ref}`specification §5 <spec-s5>`, Lemma 2)")
+    once = norm.link_markdown("see MATH.md §2 and {ref}`MATH.md §3 <specification>`")
+    assert norm.link_markdown(once) == once
 
 
 def test_normalize_is_idempotent(tmp_path):

@@ -41,6 +41,8 @@ ROOT = Path(__file__).resolve().parent.parent
 MAX_LINE = 88
 INSTALL_TAG = "install-attnspec"
 MATH_REF = re.compile(r"MATH\.md §(\d+)")
+#: a MyST role whose text names "MATH.md §n" (``{ref}`MATH.md §5 <specification>```)
+MATH_ROLE = re.compile(r"\{[\w:-]+\}`[^`]*?MATH\.md §(\d+)[^`]*`")
 
 
 def book_version(root=ROOT):
@@ -107,8 +109,15 @@ def ensure_install_cell(nb, root=ROOT):
 # ---------------------------------------------------------------------------------------------
 
 def link_markdown(text):
-    """``MATH.md §3`` → a MyST reference to section 3 of the specification appendix (A4)."""
-    return MATH_REF.sub(lambda m: f"{{ref}}`specification §{m[1]} <spec-s{m[1]}>`", text)
+    """``MATH.md §3`` → a MyST reference to section 3 of the specification appendix (A4).
+
+    A role that already links the words (``{ref}`MATH.md §3 <specification>```) is replaced
+    whole, so the link goes to the section rather than to the top of the appendix.
+    """
+    def link(m):
+        return f"{{ref}}`specification §{m[1]} <spec-s{m[1]}>`"
+
+    return MATH_REF.sub(link, MATH_ROLE.sub(link, text))
 
 
 def link_code(text):
