@@ -12,32 +12,25 @@ import math
 import numpy as np
 from numpy.polynomial.hermite_e import hermegauss, hermeval
 
-from ._validation import ParameterError, check_float, check_int
+from ._validation import BETA_MAX, ParameterError, check_beta, check_int
 
 __all__ = ["total_variance", "noise_variance", "alpha", "truncated_noise_variance",
            "hermite_coefficients", "hermite_he", "hermite_projection", "BETA_MAX"]
-
-#: The documented domain of the inverse temperature, for every law, sampler and moment formula:
-#: 0 < β ≤ BETA_MAX, so that s = e^{β²} − 1 is a finite float64 (e^{26²} ≈ 1e293 < 1.8e308).
-#: Every public function refuses β outside it with a ValueError naming ``beta``.
-BETA_MAX = 26.0
 
 # Below this value of x = β², α² = e^x − 1 − x is summed as a series (see noise_variance).
 _SERIES_BELOW = 0.5
 _SERIES_TERMS = 24  # x^k/k! < 1e-17 · x²/2 for k ≥ 24 when x < 0.5
 
 
-def _check_beta(beta, max=None):
-    """Validate 0 < β (≤ max) finite: a scalar gives a float, an array-like a float64 array."""
+def _check_beta(beta):
+    """Validate 0 < β ≤ BETA_MAX: a scalar gives a float, an array-like a float64 array."""
     if np.ndim(beta) == 0:
-        return check_float("beta", beta if not isinstance(beta, np.ndarray) else beta.item(),
-                           min=0, min_open=True, max=max)
+        return check_beta(beta if not isinstance(beta, np.ndarray) else beta.item())
     values = np.asarray(beta, dtype=np.float64)
-    bad = ~(np.isfinite(values) & (values > 0) & (values <= (np.inf if max is None else max)))
+    bad = ~(np.isfinite(values) & (values > 0) & (values <= BETA_MAX))
     if bad.any():
         index = tuple(int(i) for i in np.unravel_index(np.argmax(bad), values.shape))
-        allowed = "> 0" if max is None else f"> 0 and <= {max}"
-        raise ParameterError(f"beta must contain only finite numbers {allowed}; "
+        raise ParameterError(f"beta must contain only finite numbers > 0 and <= {BETA_MAX:g}; "
                              f"got beta={float(values[index])!r} at index {index}")
     return values
 
@@ -68,7 +61,7 @@ def total_variance(beta):
     >>> total_variance(1.0) == math.e - 1
     True
     """
-    beta = _check_beta(beta, max=BETA_MAX)
+    beta = _check_beta(beta)
     s = np.expm1(np.asarray(beta, dtype=np.float64) ** 2)
     return float(s) if np.ndim(beta) == 0 else s
 
@@ -103,7 +96,7 @@ def noise_variance(beta):
     >>> round(noise_variance(1.0), 12)
     0.718281828459
     """
-    beta = _check_beta(beta, max=BETA_MAX)
+    beta = _check_beta(beta)
     x = np.asarray(beta, dtype=np.float64) ** 2
     large = total_variance(beta) - x
     # series x²/2! + x³/3! + ... by Horner-like accumulation of the terms
@@ -159,7 +152,7 @@ def truncated_noise_variance(beta, Q):
     >>> truncated_noise_variance(1.0, 3)  # 1/2 + 1/6
     0.6666666666666666
     """
-    beta = check_float("beta", beta, min=0, min_open=True)
+    beta = check_beta(beta)
     Q = check_int("Q", Q, min=1)
     x = beta * beta
     total, term = 0.0, x  # term = x^k / k! at k = 1
@@ -191,7 +184,7 @@ def hermite_coefficients(beta, kmax):
     >>> hermite_coefficients(2.0, 3)
     array([1.        , 2.        , 2.        , 1.33333333])
     """
-    beta = check_float("beta", beta, min=0, min_open=True)
+    beta = check_beta(beta)
     kmax = check_int("kmax", kmax, min=0)
     ratios = np.full(kmax + 1, beta, dtype=np.float64) / np.maximum(np.arange(kmax + 1), 1)
     ratios[0] = 1.0
