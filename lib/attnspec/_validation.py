@@ -16,8 +16,8 @@ import os
 import numpy as np
 
 __all__ = ["ParameterError", "ParameterTypeError", "range_text", "check_int", "check_float",
-           "check_choice", "check_rng", "check_matrix", "check_beta", "check_bool", "check_memory",
-           "as_float_array", "scalar_or_array", "BETA_MAX"]
+           "check_choice", "check_rng", "check_matrix", "as_float_array", "scalar_or_array",
+           "check_beta", "check_bool", "check_memory", "BETA_MAX"]
 
 #: The documented domain of the inverse temperature for everything that involves e^{β²}: the
 #: laws, the Gaussian-equivalent samplers, the multi-head samplers and the moment formulas:
@@ -141,6 +141,8 @@ def as_float_array(x):
 def scalar_or_array(out, x):
     """A Python float for a 0-d input ``x``, the array otherwise (scipy's convention)."""
     return float(out) if np.ndim(x) == 0 else out
+
+
 def check_beta(beta, name="beta"):
     """Return β as a float if 0 < β ≤ BETA_MAX (so that e^{β²} is a finite float64), else raise."""
     if isinstance(beta, (bool, np.bool_)) or not isinstance(beta, numbers.Real):

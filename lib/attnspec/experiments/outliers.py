@@ -7,6 +7,7 @@ module-level, picklable functions): the distances of one softmax spectrum to its
 
 from __future__ import annotations
 
+
 import numpy as np
 import scipy.linalg
 
