@@ -50,6 +50,15 @@ _EXPORTS = {
     # multihead_laws: limiting laws of the multi-head output (MATH.md §6)
     "multihead_moments": "multihead_laws",
     "MultiHeadLaw": "multihead_laws",
+    # experiments: operator norms (MATH.md §1, §3), row sums (§5), the prior model (§2)
+    "stationary_edge": "experiments.operator_norm",
+    "edge_approximations": "experiments.operator_norm",
+    "linear_model_norms": "experiments.operator_norm",
+    "attention_norms": "experiments.operator_norm",
+    "row_sum_fluctuation": "experiments.row_sums",
+    "measure_row_sum_fluctuation": "experiments.row_sums",
+    "prior_model_spectra": "experiments.prior_model",
+    "prior_model_distances": "experiments.prior_model",
     # sweeps: seeded parameter sweeps over executors
     "sweep": "sweeps",
     # parameters: chapter parameters for papermill reruns

@@ -1,0 +1,1 @@
+"""Studies that combine samplers and laws into the numbers and figures of the book."""

@@ -1,0 +1,84 @@
+r"""Fluctuations of the softmax row sums (MATH.md §5, Lemma 2).
+
+The row sum rᵢ = Σₖ e^{βSᵢₖ} of a query qᵢ is, given qᵢ, a sum of ℓ i.i.d. lognormals with
+σ² = |qᵢ|²/d_qk, so E[rᵢ | qᵢ] = ℓ exp(β²|qᵢ|²/(2d_qk)). Relative to its mean ℓe^{β²/2} it
+fluctuates by two terms of the same order when ℓ ≍ d_qk:
+
+- the keys: √((e^{β²} − 1)/ℓ) (variance of e^{βg} over ℓ terms);
+- the query norm: β²/√(2d_qk) (|qᵢ|²/d_qk has standard deviation √(2/d_qk)).
+
+At β = 1, ℓ = d_qk = 1000 they are 0.041 and 0.022.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from attnspec._validation import check_float, check_int, check_rng
+from attnspec.hermite import BETA_MAX
+
+__all__ = ["row_sum_fluctuation", "measure_row_sum_fluctuation"]
+
+#: β range of the simulation: beyond it the row sums no longer obey the central limit theorem
+#: at any ℓ a computer can hold (MATH.md §5: β < √(log ℓ)).
+MEASURE_BETA_MAX = 3.0
+
+
+def row_sum_fluctuation(ell, d_qk, beta):
+    r"""Leading-order relative fluctuation of the row sums rᵢ/(ℓe^{β²/2}) (MATH.md §5, Lemma 2).
+
+    Parameters
+    ----------
+    ell, d_qk : int
+        Tokens ℓ ≥ 2 and query/key width d_qk ≥ 1.
+    beta : float
+        Inverse temperature 0 < β ≤ BETA_MAX.
+
+    Returns
+    -------
+    dict
+        ``"keys"`` = √((e^{β²} − 1)/ℓ), ``"query_norm"`` = β²/√(2d_qk) and ``"total"`` =
+        √(keys² + query_norm²) (independent to leading order: law of total variance).
+    """
+    ell = check_int("ell", ell, min=2)
+    d_qk = check_int("d_qk", d_qk, min=1)
+    beta = check_float("beta", beta, min=0, max=BETA_MAX, min_open=True)
+    keys = math.sqrt(math.expm1(beta ** 2) / ell)
+    query = beta ** 2 / math.sqrt(2 * d_qk)
+    return {"keys": keys, "query_norm": query, "total": math.hypot(keys, query)}
+
+
+def measure_row_sum_fluctuation(ell, d_qk, beta, draws=1, rng=None):
+    r"""Simulated relative standard deviation of the row sums, split into the two terms.
+
+    For each draw, Q, K ∈ ℝ^{ℓ×d_qk} are i.i.d. N(0, 1) and the relative row sums
+    rᵢ/(ℓe^{β²/2}) are computed twice: with the raw queries (``total``) and with each query
+    rescaled to norm √d_qk (``keys``: the query-norm term removed). ``query_norm`` is
+    √(total² − keys²) (0 if negative). Standard deviations are over all ℓ·draws rows.
+
+    Returns
+    -------
+    dict
+        ``"keys"``, ``"query_norm"``, ``"total"`` (floats), comparable with
+        :func:`row_sum_fluctuation`; their relative sampling error is about 1/√(2ℓ·draws).
+    """
+    ell = check_int("ell", ell, min=2)
+    d_qk = check_int("d_qk", d_qk, min=1)
+    beta = check_float("beta", beta, min=0, max=MEASURE_BETA_MAX, min_open=True)
+    draws = check_int("draws", draws, min=1)
+    rng = check_rng(rng)
+    total, keys = [], []
+    scale = ell * math.exp(beta ** 2 / 2)
+    for _ in range(draws):
+        Q = rng.standard_normal((ell, d_qk))
+        K = rng.standard_normal((ell, d_qk))
+        S = Q @ K.T / math.sqrt(d_qk)
+        total.append(np.exp(beta * S).sum(axis=1) / scale)
+        norms = np.sqrt((Q * Q).sum(axis=1) / d_qk)
+        keys.append(np.exp(beta * S / norms[:, None]).sum(axis=1) / scale)
+    total_sd = float(np.std(np.concatenate(total)))
+    keys_sd = float(np.std(np.concatenate(keys)))
+    query_sd = math.sqrt(max(total_sd ** 2 - keys_sd ** 2, 0.0))
+    return {"keys": keys_sd, "query_norm": query_sd, "total": total_sd}
