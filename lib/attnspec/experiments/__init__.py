@@ -1,1 +1,8 @@
-"""Studies that combine samplers and laws into the numbers and figures of the book."""
+"""Studies: per-draw functions for sweeps, comparisons and the tables the chapters print.
+
+``stepwise`` (the stepwise chain's bulks), ``coupling`` (softmax vs linear models sharing
+weights), ``outliers`` (outliers and distances to the limit laws), ``multihead`` (multi-head
+studies), ``tables`` (their rows and text formats), ``operator_norm`` (the top singular value
+of A and the norm of the linear model), ``row_sums`` (row-sum fluctuations) and ``prior_model``
+(the i.i.d.-score model against softmax). A new study gets a new module here.
+"""

@@ -25,9 +25,9 @@ import scipy.linalg
 from scipy import optimize
 
 from attnspec._validation import check_float, check_int
-from attnspec.equivalents import linear_equivalent
 from attnspec.hermite import BETA_MAX, noise_variance
-from attnspec.models import centered, softmax_attention
+from attnspec.sampling.equivalents import linear_equivalent
+from attnspec.sampling.softmax import centered, softmax_attention
 
 __all__ = ["score_product_edge", "score_cauchy_transform", "stationary_edge",
            "edge_approximations", "largest_squared_singular_value", "linear_model_norms",

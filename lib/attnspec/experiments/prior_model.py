@@ -13,8 +13,9 @@ import numpy as np
 
 from attnspec._validation import check_float, check_int
 from attnspec.hermite import BETA_MAX
-from attnspec.laws import AttentionLaw, MarchenkoPastur
-from attnspec.models import centered, iid_score_attention, softmax_attention
+from attnspec.laws.attention import AttentionLaw
+from attnspec.laws.classical import MarchenkoPastur
+from attnspec.sampling.softmax import centered, iid_score_attention, softmax_attention
 from attnspec.spectra import ks_distance, squared_singular_values
 
 __all__ = ["prior_model_spectra", "prior_model_distances"]
