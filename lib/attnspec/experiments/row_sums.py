@@ -1,11 +1,11 @@
 r"""Fluctuations of the softmax row sums (MATH.md §5, Lemma 2).
 
 The row sum rᵢ = Σₖ e^{βSᵢₖ} of a query qᵢ is, given qᵢ, a sum of ℓ i.i.d. lognormals with
-σ² = |qᵢ|²/d_qk, so E[rᵢ | qᵢ] = ℓ exp(β²|qᵢ|²/(2d_qk)). Relative to its mean ℓe^{β²/2} it
+σ² = ‖qᵢ‖²/d_qk, so the conditional mean of rᵢ given qᵢ is ℓ exp(β²‖qᵢ‖²/(2d_qk)). Relative to its mean ℓe^{β²/2} it
 fluctuates by two terms of the same order when ℓ ≍ d_qk:
 
 - the keys: √((e^{β²} − 1)/ℓ) (variance of e^{βg} over ℓ terms);
-- the query norm: β²/√(2d_qk) (|qᵢ|²/d_qk has standard deviation √(2/d_qk)).
+- the query norm: β²/√(2d_qk) (‖qᵢ‖²/d_qk has standard deviation √(2/d_qk)).
 
 At β = 1, ℓ = d_qk = 1000 they are 0.041 and 0.022.
 """
