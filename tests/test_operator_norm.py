@@ -85,6 +85,8 @@ def test_largest_squared_singular_value_against_svd():
     (lambda: on.score_cauchy_transform(1.0, 1.0), "x"),
     (lambda: on.edge_approximations([0.5, -1], 1.0), "beta"),
     (lambda: on.linear_model_norms([1], 1.0, 1.0), "ells"),
+    (lambda: on.linear_model_norms([], 1.0, 1.0), "ells"),
+    (lambda: on.attention_norms([[10, 20]], 1.0), "ells"),
     (lambda: on.attention_norms([10], 1.0, draws=0), "draws"),
     (lambda: on.largest_squared_singular_value(np.full((2, 2), np.nan)), "M"),
 ])

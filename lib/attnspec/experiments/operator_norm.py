@@ -161,6 +161,14 @@ def largest_squared_singular_value(M):
     return float(scipy.linalg.eigh(gram, eigvals_only=True, subset_by_index=[n - 1, n - 1])[0])
 
 
+def _check_sizes(ells):
+    """The sizes ℓ as a non-empty list of ints ≥ 2."""
+    sizes = np.atleast_1d(ells)
+    if sizes.ndim != 1 or sizes.size == 0:
+        raise ValueError(f"ells must be a non-empty list of sizes >= 2; got ells={ells!r}")
+    return [check_int("ells", e, min=2) for e in sizes]
+
+
 def _streams(seed, count):
     seed = check_int("seed", seed, min=0)
     return np.random.SeedSequence(seed).spawn(count)
@@ -175,7 +183,7 @@ def linear_model_norms(ells, beta, c, draws=1, seed=0):
         Shape (len(ells), draws); row i converges to z₊²(β, c) as ℓ grows (from below on
         average: Tracy–Widom fluctuations of order ℓ^{-2/3}).
     """
-    ells = [check_int("ells", e, min=2) for e in np.atleast_1d(ells)]
+    ells = _check_sizes(ells)
     beta = check_float("beta", beta, min=0, max=BETA_MAX, min_open=True)
     c = check_float("c", c, min=0, min_open=True)
     draws = check_int("draws", draws, min=1)
@@ -198,7 +206,7 @@ def attention_norms(ells, beta, c=1.0, draws=1, seed=0):
         ``"s1"``, ``"centred_norm2"`` and ``"upper"`` = √(1 + ‖√ℓA^⊥‖²/ℓ), arrays of shape
         (len(ells), draws). Exactly 1 ≤ s₁(A) ≤ upper (Proposition 1's sandwich).
     """
-    ells = [check_int("ells", e, min=2) for e in np.atleast_1d(ells)]
+    ells = _check_sizes(ells)
     beta = check_float("beta", beta, min=0, max=BETA_MAX, min_open=True)
     c = check_float("c", c, min=0, min_open=True)
     draws = check_int("draws", draws, min=1)
