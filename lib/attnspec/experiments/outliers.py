@@ -12,7 +12,7 @@ import math
 import numpy as np
 import scipy.linalg
 
-from .._validation import check_float, check_int, check_rng
+from .._validation import check_beta, check_float, check_int, check_rng
 from ..sampling.softmax import _check_matrix, centered, softmax_attention
 from ..spectra import ks_distance, squared_singular_values
 
@@ -61,7 +61,7 @@ def spectrum_distances(ell, beta, rng=None, *, c=1.0, draws=1):
     at ℓ = 1000 essentially never exceeds it, while softmax attention does at β ≳ 1.
     """
     ell = check_int("ell", ell, min=2)
-    beta = check_float("beta", beta, min=0, min_open=True)
+    beta = check_beta(beta)
     c = check_float("c", c, min=0, min_open=True)
     draws = check_int("draws", draws, min=1)
     rng = check_rng(rng)
