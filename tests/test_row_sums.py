@@ -40,3 +40,8 @@ def test_bad_input(kwargs, name):
         row_sums.row_sum_fluctuation(**kwargs)
     with pytest.raises(ValueError, match=name):
         row_sums.measure_row_sum_fluctuation(**kwargs)
+
+
+def test_size_beyond_memory_refused_by_name():
+    with pytest.raises(ValueError, match="ell"):
+        row_sums.measure_row_sum_fluctuation(10**7, 10, 1.0)

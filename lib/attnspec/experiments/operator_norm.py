@@ -24,8 +24,8 @@ import numpy as np
 import scipy.linalg
 from scipy import optimize
 
-from attnspec._validation import check_float, check_int
-from attnspec.hermite import BETA_MAX, noise_variance
+from attnspec._validation import BETA_MAX, check_float, check_int
+from attnspec.hermite import noise_variance
 from attnspec.sampling.equivalents import linear_equivalent
 from attnspec.sampling.softmax import centered, softmax_attention
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attnspec._validation import check_float, check_int
-from attnspec.hermite import BETA_MAX
+from attnspec._validation import BETA_MAX, check_float, check_int
 from attnspec.laws.attention import AttentionLaw
 from attnspec.laws.classical import MarchenkoPastur
 from attnspec.sampling.softmax import centered, iid_score_attention, softmax_attention

@@ -16,8 +16,7 @@ import math
 
 import numpy as np
 
-from attnspec._validation import check_float, check_int, check_rng
-from attnspec.hermite import BETA_MAX
+from attnspec._validation import BETA_MAX, check_float, check_int, check_memory, check_rng
 
 __all__ = ["row_sum_fluctuation", "measure_row_sum_fluctuation"]
 
@@ -68,6 +67,8 @@ def measure_row_sum_fluctuation(ell, d_qk, beta, draws=1, rng=None):
     d_qk = check_int("d_qk", d_qk, min=1)
     beta = check_float("beta", beta, min=0, max=MEASURE_BETA_MAX, min_open=True)
     draws = check_int("draws", draws, min=1)
+    check_memory("ell", ell, 3 * ell * ell * 8)   # S, e^{βS} and the rescaled copy
+    check_memory("d_qk", d_qk, 3 * ell * d_qk * 8)
     rng = check_rng(rng)
     total, keys = [], []
     scale = ell * math.exp(beta ** 2 / 2)
