@@ -241,7 +241,7 @@ def heat_map(ax, x, y, values, *, logx=True, lognorm=True, annotate="{:.2g}", cm
 def edge_approximations_plot(ax, cs, betas, *, points=120):
     """The edge z₊² of ν_∞ over 4s against β, exact and its small- and large-β approximations.
 
-    For each c in ``cs``: the exact ratio (:func:`attnspec.stationary_edge`), e_M(c)β²/(4s)
+    For each c in ``cs``: the exact ratio (:func:`attnspec.experiments.operator_norm.stationary_edge`), e_M(c)β²/(4s)
     (dotted) and (4s + 4cβ⁴/s)/(4s) (dashed), over ``points`` values of β spaced
     geometrically in ``betas = (low, high)`` (MATH.md §3).
     """
