@@ -54,7 +54,6 @@ _EXPORTS = {
     "edge_approximations": "experiments.operator_norm",
     "linear_model_norms": "experiments.operator_norm",
     "attention_norms": "experiments.operator_norm",
-    "row_sum_fluctuation": "experiments.row_sums",
     "measure_row_sum_fluctuation": "experiments.row_sums",
     "prior_model_spectra": "experiments.prior_model",
     "prior_model_distances": "experiments.prior_model",

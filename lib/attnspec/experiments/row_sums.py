@@ -13,16 +13,36 @@ At β = 1, ℓ = d_qk = 1000 they are 0.041 and 0.022.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
 from attnspec._validation import BETA_MAX, check_float, check_int, check_memory, check_rng
 
-__all__ = ["row_sum_fluctuation", "measure_row_sum_fluctuation"]
+__all__ = ["RowSumTerms", "row_sum_fluctuation", "measure_row_sum_fluctuation"]
 
 #: β range of the simulation: beyond it the row sums no longer obey the central limit theorem
 #: at any ℓ a computer can hold (MATH.md §5: β < √(log ℓ)).
 MEASURE_BETA_MAX = 3.0
+
+
+@dataclass(frozen=True)
+class RowSumTerms:
+    """Relative fluctuation of the row sums rᵢ/(ℓe^{β²/2}), split into its two terms.
+
+    Attributes
+    ----------
+    keys : float
+        The part from the ℓ terms given the query, √((e^{β²} − 1)/ℓ) to leading order.
+    query : float
+        The part from the query norm, β²/√(2d_qk) to leading order.
+    total : float
+        √(keys² + query²).
+    """
+
+    keys: float
+    query: float
+    total: float
 
 
 def row_sum_fluctuation(ell, d_qk, beta):
@@ -37,16 +57,16 @@ def row_sum_fluctuation(ell, d_qk, beta):
 
     Returns
     -------
-    dict
-        ``"keys"`` = √((e^{β²} − 1)/ℓ), ``"query_norm"`` = β²/√(2d_qk) and ``"total"`` =
-        √(keys² + query_norm²) (independent to leading order: law of total variance).
+    RowSumTerms
+        ``keys`` = √((e^{β²} − 1)/ℓ), ``query`` = β²/√(2d_qk) and ``total`` =
+        √(keys² + query²) (independent to leading order: law of total variance).
     """
     ell = check_int("ell", ell, min=2)
     d_qk = check_int("d_qk", d_qk, min=1)
     beta = check_float("beta", beta, min=0, max=BETA_MAX, min_open=True)
     keys = math.sqrt(math.expm1(beta ** 2) / ell)
     query = beta ** 2 / math.sqrt(2 * d_qk)
-    return {"keys": keys, "query_norm": query, "total": math.hypot(keys, query)}
+    return RowSumTerms(keys, query, math.hypot(keys, query))
 
 
 def measure_row_sum_fluctuation(ell, d_qk, beta, draws=1, rng=None):
@@ -54,14 +74,14 @@ def measure_row_sum_fluctuation(ell, d_qk, beta, draws=1, rng=None):
 
     For each draw, Q, K ∈ ℝ^{ℓ×d_qk} are i.i.d. N(0, 1) and the relative row sums
     rᵢ/(ℓe^{β²/2}) are computed twice: with the raw queries (``total``) and with each query
-    rescaled to norm √d_qk (``keys``: the query-norm term removed). ``query_norm`` is
+    rescaled to norm √d_qk (``keys``: the query-norm term removed). ``query`` is
     √(total² − keys²) (0 if negative). Standard deviations are over all ℓ·draws rows.
 
     Returns
     -------
-    dict
-        ``"keys"``, ``"query_norm"``, ``"total"`` (floats), comparable with
-        :func:`row_sum_fluctuation`; their relative sampling error is about 1/√(2ℓ·draws).
+    RowSumTerms
+        Measured ``keys``, ``query``, ``total``, comparable with :func:`row_sum_fluctuation`;
+        their relative sampling error is about 1/√(2ℓ·draws).
     """
     ell = check_int("ell", ell, min=2)
     d_qk = check_int("d_qk", d_qk, min=1)
@@ -82,4 +102,4 @@ def measure_row_sum_fluctuation(ell, d_qk, beta, draws=1, rng=None):
     total_sd = float(np.std(np.concatenate(total)))
     keys_sd = float(np.std(np.concatenate(keys)))
     query_sd = math.sqrt(max(total_sd ** 2 - keys_sd ** 2, 0.0))
-    return {"keys": keys_sd, "query_norm": query_sd, "total": total_sd}
+    return RowSumTerms(keys_sd, query_sd, total_sd)
