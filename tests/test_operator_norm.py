@@ -105,3 +105,10 @@ def test_edge_approximations_plot_draws_exact_curve():
     exact = ax.lines[0].get_ydata()
     assert exact[0] == pytest.approx(on.stationary_edge(0.1, 1.0) / (4 * math.expm1(0.01)))
     plt.close(fig)
+
+
+@pytest.mark.parametrize("c", [0.1, 1.0, 16.0, 64.0])
+def test_small_beta_approximation_is_a_strict_lower_bound(c):
+    # z₊ = min over ω > β√e_M of ω + α²G_b(ω) with G_b > 0, hence z₊² > e_M β² (chapter 3)
+    for beta in np.geomspace(0.05, 6.0, 25):
+        assert on.edge_approximations(beta, c)["small"] < on.stationary_edge(beta, c)
