@@ -57,6 +57,9 @@ _EXPORTS = {
     "measure_row_sum_fluctuation": "experiments.row_sums",
     "prior_model_spectra": "experiments.prior_model",
     "prior_model_distances": "experiments.prior_model",
+    # experiments.thresholds: scales of the threshold for linearisation (MATH.md §5)
+    "threshold_scales": "experiments.thresholds",
+    "row_sum_fluctuation": "experiments.thresholds",
     # sweeps: seeded parameter sweeps over executors
     "sweep": "sweeps",
     # book.parameters: chapter parameters for papermill reruns
