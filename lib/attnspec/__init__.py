@@ -35,7 +35,7 @@ _EXPORTS = {
     "mp_surrogate": "sampling.equivalents",
     # sampling.multihead: multi-head outputs with weight ties (MATH.md §6)
     "multihead_output": "sampling.multihead",
-    "TIES": "sampling.multihead",
+    "TIES": "sampling.ties",
     # spectra: squared singular values, distances, moments (MATH.md §1, §5)
     "squared_singular_values": "spectra",
     "moments_with_se": "spectra",
@@ -62,10 +62,10 @@ _EXPORTS = {
     "row_sum_fluctuation": "experiments.thresholds",
     # sweeps: seeded parameter sweeps over executors
     "sweep": "sweeps",
-    # book.parameters: chapter parameters for papermill reruns
-    "check_parameters": "book.parameters",
+    # book.chapters: chapter parameters for papermill reruns
+    "check_parameters": "book.chapters",
     # the library's exceptions (all are ValueErrors)
-    "ParameterError": "book.parameters",
+    "ParameterError": "_validation",
     "ParameterTypeError": "_validation",
     "UnresolvedLawError": "laws.multihead",
     "SweepError": "sweeps",
