@@ -94,6 +94,25 @@ PRINT = {
 }
 
 
+def _is_empty(pdf, page):
+    """True if ``page`` of ``pdf`` has no ink at all (rendered at 10 dpi, greyscale)."""
+    png = subprocess.run(["pdftoppm", "-r", "10", "-gray", "-f", str(page), "-l", str(page),
+                          str(pdf)], check=True, capture_output=True).stdout
+    header_end = png.index(b"255\n") + 4            # PGM: P5 width height 255, then pixels
+    return min(png[header_end:]) > 245
+
+
+def drop_empty_last_pages(part):
+    """The single pages of ``part`` to keep: a trailing page without ink (the browser's print
+    can spill an empty page after a page's end) is dropped."""
+    pattern = str(part.with_suffix("")) + "-%04d.pdf"
+    subprocess.run(["pdfseparate", str(part), pattern], check=True)
+    pages = sorted(part.parent.glob(part.stem + "-*.pdf"))
+    while len(pages) > 1 and _is_empty(pages[-1], 1):
+        pages.pop()
+    return [str(p) for p in pages]
+
+
 def print_pages(html, pages, target, chrome):
     """Print each page of the site at ``html`` and join them into ``target``."""
     import tempfile
@@ -126,7 +145,7 @@ def print_pages(html, pages, target, chrome):
                 pdf = driver.execute_cdp_cmd("Page.printToPDF", PRINT)
                 part = Path(scratch) / f"{number:03d}.pdf"
                 part.write_bytes(base64.b64decode(pdf["data"]))
-                parts.append(str(part))
+                parts += drop_empty_last_pages(part)
         finally:
             driver.quit()
             server.shutdown()
