@@ -52,6 +52,10 @@ _EXPORTS = {
     "MultiHeadLaw": "multihead_laws",
     # sweeps: seeded parameter sweeps over executors
     "sweep": "sweeps",
+    # pretrained: all-MiniLM-L6-v2 read with numpy (chapter 10)
+    "minilm_attention": "pretrained.minilm",
+    "minilm_forward": "pretrained.minilm",
+    "minilm_passages": "pretrained.passages",
     # parameters: chapter parameters for papermill reruns
     "check_parameters": "parameters",
 }

@@ -1,0 +1,1 @@
+"""Studies: measurements the chapters show, built on the samplers and laws."""
