@@ -55,6 +55,7 @@ _EXPORTS = {
     # pretrained: all-MiniLM-L6-v2 read with numpy (chapter 10)
     "minilm_attention": "pretrained.minilm",
     "minilm_forward": "pretrained.minilm",
+    "minilm_head_attention": "pretrained.minilm",
     "minilm_passages": "pretrained.passages",
     # parameters: chapter parameters for papermill reruns
     "check_parameters": "parameters",

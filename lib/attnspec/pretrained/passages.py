@@ -12,8 +12,9 @@ _FOLDER = Path(__file__).resolve().parent / "texts"
 
 #: The shipped passages, shortest first: two abstracts, two public-domain novel openings and
 #: the book's own introduction (ℓ from 112 to 470 tokens with [CLS] and [SEP]).
-PASSAGE_NAMES = ("abstract_multihead", "austen_pride_and_prejudice",
-                 "abstract_gaussian_equivalence", "dickens_two_cities", "book_introduction")
+#: abstract2: paper 2's abstract; austen: Pride and Prejudice; abstract1: paper 1's abstract;
+#: dickens: A Tale of Two Cities; book: this book's introduction.
+PASSAGE_NAMES = ("abstract2", "austen", "abstract1", "dickens", "book")
 
 
 def minilm_passages(max_words=None):
