@@ -185,7 +185,7 @@ def head_measurements(A, S, *, tokens=None, beta=1.0, ks=(0, 1, 2, 4, 8), rng=No
             "ks_fit": _fitted_law_distance(values, c), "rank_k": rank_k, "ks_ge": ks_ge,
             "sink_mass": float(column_mass[sink]),
             "sink_token": tokens[sink] if tokens is not None else sink,
-            "entropy": entropy, "top_share": float(values[0] / values.sum()),
+            "entropy": entropy, "top_share": float(values[0] / values.sum()) if values.sum() > 0 else math.nan,
             "values": values}
 
 
