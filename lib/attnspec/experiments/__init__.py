@@ -1,1 +1,7 @@
-"""Studies: measurements the chapters show, built on the samplers and laws."""
+"""Studies: per-draw functions for sweeps, comparisons and the tables the chapters print.
+
+``stepwise`` (the stepwise chain's bulks), ``coupling`` (softmax vs linear models sharing
+weights), ``outliers`` (outliers and distances to the limit laws), ``multihead`` (multi-head
+studies) and ``tables`` (their rows and text formats), ``trained_heads`` (chapter 10's
+measurements of a pretrained model). A new study gets a new module here.
+"""

@@ -31,16 +31,18 @@ import numpy as np
 
 from .._validation import check_float, check_int, check_rng
 from ..hermite import noise_variance
-from ..laws import AttentionLaw, MarchenkoPastur
-from ..models import attention_from_weights, centered, softmax_attention
-from ..multihead import multihead_output
-from ..multihead_laws import MultiHeadLaw
+from ..laws.attention import AttentionLaw
+from ..laws.classical import MarchenkoPastur
+from ..laws.multihead import MultiHeadLaw
 from ..pretrained.minilm import (HEAD_WIDTH, HEADS, LAYERS, WIDTH, minilm_forward,
                                 minilm_weights)
+from ..sampling.multihead import multihead_output
+from ..sampling.softmax import attention_from_weights, centered, softmax_attention
 from ..spectra import ks_distance, squared_singular_values
 
 __all__ = ["effective_beta", "law_distances", "standard_init_beta", "head_measurements",
-           "passage_study", "multihead_comparison", "STANDARD_INIT_STD", "RUNGS"]
+           "passage_study", "multihead_comparison", "trained_array", "rung_values",
+           "ladder_summary", "STANDARD_INIT_STD", "RUNGS"]
 
 #: Standard deviation of BERT's weight initialisation (``initializer_range`` of its config).
 STANDARD_INIT_STD = 0.02
