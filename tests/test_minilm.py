@@ -83,6 +83,10 @@ def test_head_index_out_of_range_is_refused(layer, head, name):
 def test_missing_weights_file_is_named_with_the_fetch_command(tmp_path):
     with pytest.raises(minilm.WeightsError, match=r"model\.safetensors is missing.*make models"):
         minilm.minilm_files(tmp_path)
+    with pytest.raises(ValueError):   # the library's errors are ValueErrors
+        minilm.minilm_files(tmp_path / "nowhere")
+    with pytest.raises(FileNotFoundError):
+        minilm.minilm_files(tmp_path / "nowhere")
 
 
 def test_corrupted_weights_file_is_named_with_the_fetch_command(tmp_path):

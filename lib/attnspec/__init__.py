@@ -63,6 +63,7 @@ _EXPORTS = {
     "ParameterTypeError": "_validation",
     "UnresolvedLawError": "laws.multihead",
     "SweepError": "sweeps",
+    "WeightsError": "pretrained.minilm",
 }
 
 # modules and packages reachable as attributes (``attnspec.plotting.book_style()``)

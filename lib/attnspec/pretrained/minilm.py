@@ -67,8 +67,11 @@ FILE_SHA256 = {
 FETCH_COMMAND = "make models"
 
 
-class WeightsError(FileNotFoundError):
-    """A weights file of the pretrained model is missing or does not match its SHA-256."""
+class WeightsError(FileNotFoundError, ValueError):
+    """A weights file of the pretrained model is missing or does not match its SHA-256.
+
+    A ``FileNotFoundError`` and, like every exception of the library, a ``ValueError``.
+    """
 
 
 def _models_dir():
