@@ -2,6 +2,7 @@
 
 ``stepwise`` (the stepwise chain's bulks), ``coupling`` (softmax vs linear models sharing
 weights), ``outliers`` (outliers and distances to the limit laws), ``multihead`` (multi-head
-studies) and ``tables`` (their rows and text formats), ``trained_heads`` (chapter 10's
+studies), ``thresholds`` (scales of the threshold for linearisation, finite-ℓ outlier onset)
+``tables`` (their rows and text formats) and ``trained_heads`` (chapter 10's
 measurements of a pretrained model). A new study gets a new module here.
 """
