@@ -23,7 +23,7 @@ def _sha256(path):
 
 
 def main():
-    folder = minilm._models_dir() / minilm.MODEL_NAME
+    folder = minilm.models_dir() / minilm.MODEL_NAME
     try:
         minilm.minilm_files(folder)
         print(f"{minilm.MODEL_NAME}: present and verified in {folder}")

@@ -41,7 +41,7 @@ from scipy.special import erf
 
 from .._validation import ParameterTypeError, check_int
 
-__all__ = ["minilm_attention", "minilm_head_attention", "minilm_forward", "minilm_files", "minilm_weights",
+__all__ = ["minilm_attention", "minilm_head_attention", "minilm_forward", "minilm_files", "minilm_weights", "models_dir",
            "MiniLMOutput",
            "WeightsError", "MODEL_NAME", "LAYERS", "HEADS", "WIDTH", "HEAD_WIDTH",
            "MAX_TOKENS", "WHEEL", "WHEEL_SHA256", "FILE_SHA256", "FETCH_COMMAND"]
@@ -74,8 +74,9 @@ class WeightsError(FileNotFoundError, ValueError):
     """
 
 
-def _models_dir():
-    """The cache folder: $ATTNSPEC_MODELS_DIR, else ``_vendor/models`` of the checkout."""
+def models_dir():
+    """The cache folder of pretrained models: $ATTNSPEC_MODELS_DIR, else ``_vendor/models``
+    of the checkout (the model's files are in its subfolder :data:`MODEL_NAME`)."""
     override = os.environ.get("ATTNSPEC_MODELS_DIR")
     if override:
         return Path(override)
@@ -118,7 +119,7 @@ def minilm_files(directory=None):
         If a file is missing or its SHA-256 differs, naming the file and the command that
         fetches it (:data:`FETCH_COMMAND`).
     """
-    folder = Path(directory) if directory is not None else _models_dir() / MODEL_NAME
+    folder = Path(directory) if directory is not None else models_dir() / MODEL_NAME
     paths = {}
     for name in FILE_SHA256:
         path = folder / name
