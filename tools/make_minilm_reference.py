@@ -1,4 +1,4 @@
-"""Make the reference outputs that tests/test_minilm.py checks the numpy forward pass against.
+"""Make the reference outputs that tests/test_pretrained_minilm.py checks the numpy forward pass against.
 
 Run ONCE, in a throwaway virtual environment outside the book's pins (PyTorch is never a
 dependency of the book)::

@@ -29,7 +29,7 @@ import math
 
 import numpy as np
 
-from .._validation import check_float, check_int, check_rng
+from .._validation import ParameterError, check_float, check_int, check_rng
 from ..hermite import noise_variance
 from ..laws.attention import AttentionLaw
 from ..laws.classical import MarchenkoPastur
@@ -70,7 +70,7 @@ def effective_beta(scores, beta=1.0):
     """
     S = np.asarray(scores, dtype=np.float64)
     if S.ndim < 2 or S.shape[-1] != S.shape[-2] or S.shape[-1] < 2:
-        raise ValueError(f"scores must be a stack of square matrices with ℓ >= 2; got shape "
+        raise ParameterError(f"scores must be a stack of square matrices with ℓ >= 2; got shape "
                          f"{S.shape}")
     beta = check_float("beta", beta, min=0, min_open=True)
     value = beta * S.std(axis=-1).mean(axis=-1)
@@ -122,7 +122,7 @@ def standard_init_beta(embeddings, rng=None, *, std=STANDARD_INIT_STD, draws=4):
     """
     X = np.asarray(embeddings, dtype=np.float64)
     if X.ndim != 2 or X.shape[0] < 2:
-        raise ValueError(f"embeddings must be an ℓ×d array with ℓ >= 2; got shape {X.shape}")
+        raise ParameterError(f"embeddings must be an ℓ×d array with ℓ >= 2; got shape {X.shape}")
     std = check_float("std", std, min=0, min_open=True)
     draws = check_int("draws", draws, min=1)
     rng = check_rng(rng)
@@ -272,7 +272,7 @@ def multihead_comparison(output, layer, rng=None, *, beta=None):
     layer = check_int("layer", layer, min=0, max=LAYERS - 1)
     ell = len(output.tokens)
     if ell > WIDTH:
-        raise ValueError(f"the passage must have ell <= d = {WIDTH} tokens for MultiHeadLaw; "
+        raise ParameterError(f"the passage must have ell <= d = {WIDTH} tokens for MultiHeadLaw; "
                          f"got ell={ell}")
     rng = check_rng(rng)
     if beta is None:

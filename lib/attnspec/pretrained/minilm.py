@@ -22,7 +22,7 @@ float32 weights:
 with GELU(x) = x Φ(x) (the erf form) and LayerNorm ε = 1e-12. There is no mask (one text,
 no padding) and no dropout (inference). Checked against the reference implementation
 (``transformers`` through ``sentence-transformers``, float32; tools/make_minilm_reference.py)
-in ``tests/test_minilm.py``: attention probabilities and final hidden states agree within
+in ``tests/test_pretrained_minilm.py``: attention probabilities and final hidden states agree within
 1e-5 absolute (measured: 1.7e-6 and 1.5e-6 on three sentences of 8 to 30 tokens).
 """
 
@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 from scipy.special import erf
 
-from .._validation import ParameterTypeError, check_int
+from .._validation import ParameterError, ParameterTypeError, check_int
 
 __all__ = ["minilm_attention", "minilm_head_attention", "minilm_forward", "minilm_files", "minilm_weights", "models_dir",
            "MiniLMOutput",
@@ -224,7 +224,7 @@ def _check_text(text, max_tokens):
         raise ParameterTypeError(f"text must be a str; got text of type {type(text).__name__}")
     max_tokens = check_int("max_tokens", max_tokens, min=2, max=MAX_TOKENS)
     if not text.strip():
-        raise ValueError("text must contain at least one non-blank character; got "
+        raise ParameterError("text must contain at least one non-blank character; got "
                          f"text={text!r}")
     return max_tokens
 
@@ -262,7 +262,7 @@ def minilm_forward(text, max_tokens=MAX_TOKENS, *, directory=None):
     encoding = tokenizer.encode(text)
     ell = len(encoding.ids)
     if ell > max_tokens:
-        raise ValueError(f"text is too long: {ell} tokens with [CLS] and [SEP], more than "
+        raise ParameterError(f"text is too long: {ell} tokens with [CLS] and [SEP], more than "
                          f"max_tokens={max_tokens} (the model has {MAX_TOKENS} positions); "
                          "pass a shorter text")
     ids = np.asarray(encoding.ids)
