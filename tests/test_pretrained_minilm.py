@@ -126,3 +126,12 @@ def test_passages_are_shipped_and_fit_the_model():
     assert all(len(t.split()) == 5 for t in short.values())
     with pytest.raises(ValueError, match="max_words"):
         attnspec.minilm_passages(max_words=0)
+
+
+def test_the_cache_folder_can_be_moved_by_environment_variable(tmp_path, monkeypatch):
+    monkeypatch.setenv("ATTNSPEC_MODELS_DIR", str(tmp_path))
+    assert minilm.models_dir() == tmp_path
+    with pytest.raises(minilm.WeightsError, match=str(tmp_path)):
+        minilm.minilm_files()
+    monkeypatch.delenv("ATTNSPEC_MODELS_DIR")
+    assert minilm.models_dir() == ROOT / "_vendor" / "models"
