@@ -17,6 +17,7 @@ import scipy.linalg
 from numpy.polynomial.hermite_e import hermegauss, hermeval
 
 from ._validation import check_choice, check_float, check_int, check_rng
+from .freeprob.ladder import continue_to_axis
 from .hermite import noise_variance
 from .equivalents import _linear_model
 from .models import _check_matrix, centered, softmax_attention
@@ -30,8 +31,6 @@ __all__ = ["wigner", "haar_orthogonal", "free_sum_eigenvalues", "hermite_project
 #: How :func:`free_sum_eigenvalues` places the eigenvectors of B relative to those of A.
 COUPLINGS = ("free", "independent", "aligned")
 
-_LADDER_STEPS = 30        # values of η in the continuation ladder
-_NEWTON_STEPS = 40        # Newton iterations per value of η (at most)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -275,37 +274,6 @@ def cauchy_transform(sample, z):
     return complex(out) if z0.ndim == 0 else out
 
 
-def _ladder(x, scale, start, step):
-    """Solve an equation for G at z = x + iη, η decreasing geometrically to ~1e-10·scale.
-
-    ``step(g, z)`` returns the Newton correction (vectorised over matching 1-D arrays). Steps
-    that would leave the lower half plane (Im g ≤ 0 is the physical sheet for Im z > 0) are
-    halved until they do not. Only the points not yet converged are iterated.
-    """
-    etas = scale * np.geomspace(4.0, 1e-10, _LADDER_STEPS)
-    g = start(x + 1j * etas[0])
-    for eta in etas:
-        z = x + 1j * eta
-        active = np.arange(x.size)
-        for _ in range(_NEWTON_STEPS):
-            ga = g[active]
-            delta = step(ga, z[active])
-            delta = np.where(np.isfinite(delta), delta, 0.0)
-            trial = ga - delta
-            for _ in range(30):
-                bad = trial.imag > 0
-                if not bad.any():
-                    break
-                delta = np.where(bad, delta / 2, delta)
-                trial = ga - delta
-            g[active] = np.where(trial.imag > 0, ga.real - 1j * np.abs(ga.imag), trial)
-            moved = np.abs(delta) > 1e-13 * np.maximum(np.abs(trial), 1e-300)
-            active = active[moved]
-            if active.size == 0:
-                break
-    return g
-
-
 def density_from_r_transform(R, x, *, scale=None, dR=None):
     r"""Density of the law with R-transform R at real points x (inverse-Cauchy-transform solve).
 
@@ -360,7 +328,7 @@ def density_from_r_transform(R, x, *, scale=None, dR=None):
         dK = -1.0 / g**2 + derivative(g)
         return K / dK
 
-    g = _ladder(flat.astype(np.complex128), scale, lambda z: 1.0 / z, step)
+    g = continue_to_axis(flat.astype(np.complex128), step, lambda z: 1.0 / z, scale)
     return (np.maximum(-g.imag, 0.0) / np.pi).reshape(x.shape)
 
 
@@ -415,7 +383,7 @@ def semicircle_subordination_density(atoms, var, x, weights=None, *, scale=None)
         dF = 1.0 - var * ((inv * inv) @ w)
         return F / dF
 
-    g = _ladder(flat.astype(np.complex128), scale, lambda z: 1.0 / z, step)
+    g = continue_to_axis(flat.astype(np.complex128), step, lambda z: 1.0 / z, scale)
     return (np.maximum(-g.imag, 0.0) / np.pi).reshape(x.shape)
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from ._freeprob import physical_root, polish, quartic_roots
 from ._lawbase import LawAccuracyError, SpectralLaw, as_float_array, scalar_or_array
 from ._validation import check_float, check_int, check_rng
+from .freeprob.ladder import continue_to_axis
 from .hermite import BETA_MAX, noise_variance
 
 __all__ = ["AttentionLaw", "MarchenkoPastur", "Semicircle", "ScoreProductLaw",
@@ -84,17 +85,57 @@ def _physical_root_scaled(xi, a, b, c):
     one = np.ones_like(xi)
     u = quartic_roots(one, -xi, (a + e) * one, xi * p, -a * p * one)
     with np.errstate(divide="ignore", invalid="ignore"):
-        h = np.where(u != 0, 1.0 / u, 0.0)
-    h = np.take_along_axis(h, np.argmin(h.imag, axis=-1)[..., None], axis=-1)[..., 0]
-    for _ in range(6):
+        h_all = np.where(u != 0, 1.0 / u, 0.0)
+    pick = np.argmin(h_all.imag, axis=-1)[..., None]
+    u_sel = np.take_along_axis(u, pick, axis=-1)[..., 0]
+    # A near-double root (near an edge) comes out of Ferrari with an error ~ √ε, possibly on
+    # the real axis: re-solve the pair from the Taylor quadratic of P at its midpoint.
+    others = np.where(np.arange(4) == pick, np.inf, u)
+    neighbour = np.take_along_axis(
+        u, np.argmin(np.abs(others - u_sel[..., None]), axis=-1)[..., None], axis=-1)[..., 0]
+    m = 0.5 * (u_sel + neighbour)
+    coeffs = (1.0, -xi, a + e, xi * p, -a * p)
+    p0 = p1 = p2 = 0.0
+    for k, ck in enumerate(coeffs):               # P(m), P′(m), P″(m)/2 by Horner
+        p2 = p2 * m + p1
+        p1 = p1 * m + p0
+        p0 = p0 * m + ck
+    with np.errstate(divide="ignore", invalid="ignore"):
+        disc = np.sqrt(p1 * p1 - 4 * p2 * p0)
+        disc = np.where((p1.conjugate() * disc).real >= 0, disc, -disc)
+        big = -(p1 + disc) / (2 * p2)
+        small = np.where(big != 0, p0 / (p2 * big), 0.0)
+    d = np.where(big.imag >= small.imag, big, small)  # Im u > 0 ⇔ Im h < 0
+    close = np.abs(u_sel - neighbour) < 0.2 * np.abs(u_sel)
+    u_sel = np.where(close & np.isfinite(d), m + d, u_sel)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        h = np.where(u_sel != 0, 1.0 / u_sel, 0.0)
+
+    def newton_step(h, z):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             h2 = h * h
             den = h * (1.0 - p * h2)
             num = 1.0 + e * h2
-            value = num / den + a * h - xi
+            value = num / den + a * h - z
             slope = (2 * e * h * den - num * (1.0 - 3 * p * h2)) / (den * den) + a
-            step = value / slope
-        h = np.where(np.isfinite(step), h - step, h)
+            return value / slope
+
+    def polish_at(h, z, steps):
+        for _ in range(steps):
+            step = newton_step(h, z)
+            h = np.where(np.isfinite(step), h - step, h)
+        return h
+
+    h = polish_at(h, xi, 6)
+    # Points left without a root in the lower half plane (or not finite) are redone by the
+    # η-ladder (MATH.md §3) down to η = 1e-10·min(ξ, 1): outside the support (edge search)
+    # and wherever the closed form failed.
+    redo = ~(-h.imag > 1e-12 * np.abs(h)) | ~np.isfinite(h)
+    if redo.any():
+        x = xi[redo].astype(complex)
+        g = continue_to_axis(x, newton_step, lambda z: 1.0 / z, 1.0,
+                             bottom=1e-10 * np.minimum(xi[redo], 1.0) + 1e-300, levels=40)
+        h[redo] = polish_at(g, x, 4)
     return h
 
 

@@ -1,0 +1,1 @@
+"""The free-probability core: series, transforms, roots, the η-ladder, subordination."""
