@@ -63,6 +63,8 @@ def free_cumulant_moments(cumulants, n):
 
 #: Documented domain of the aspect ratio c = ℓ/d_qk of AttentionLaw and ScoreProductLaw.
 C_MIN, C_MAX = 0.01, 100.0
+#: Smallest β AttentionLaw represents (α² ≈ β⁴/2 ≥ 5e-289); below, LawAccuracyError.
+BETA_MIN_REPRESENTABLE = 1e-72
 #: The Marchenko–Pastur form is used when c·(β²/s)² (the relative size of the first
 #: correction, see AttentionLaw Notes) is below this: then it equals ν_∞ to double precision.
 _MP_FORM_BELOW = 1e-17
@@ -235,18 +237,17 @@ class AttentionLaw(SpectralLaw):
         beta2 = self.beta * self.beta
         self.s = math.expm1(beta2)
         self.noise_variance = noise_variance(self.beta)
-        if not self.noise_variance >= 1e-290:
+        if self.beta < BETA_MIN_REPRESENTABLE:
             raise LawAccuracyError(
-                f"beta={self.beta!r}: the noise variance α² ≈ β⁴/2 underflows the float "
-                f"range (β must be >= 1e-72 for this law; β² ν_∞ has no representable "
-                "noise scale below)")
+                f"beta={self.beta!r} is out of reach: below beta = {BETA_MIN_REPRESENTABLE:g} "
+                "the noise scale α² ≈ β⁴/2 of ν_∞ underflows the float range")
         self._ka = self.noise_variance / self.s          # a = α²/s
         self._kb = beta2 / self.s                        # b = β²/s
         self._kp = self.c * self._kb                     # p = c b
         if self.c * self._kb ** 2 < _MP_FORM_BELOW:
             self.form, self.form_error = "marchenko-pastur", self.c * self._kb ** 2
         elif self._ka < _SMALL_FORM_BELOW:
-            self.form, self.form_error = "small-beta", self._ka * 4 * max(1.0, self.c)
+            self.form, self.form_error = "small-beta", 250.0 * self._ka
         else:
             self.form, self.form_error = "exact", 0.0
         self._pieces_list = self._find_intervals()
@@ -357,14 +358,15 @@ class AttentionLaw(SpectralLaw):
             return np.sqrt(np.maximum(4.0 - xi * xi, 0.0)) / (2 * np.pi * xi) / s
         if self.form == "small-beta":
             beta2 = self.beta * self.beta
-            out = self._score_law._pdf(t / beta2) / beta2
-            if self.c > 1:
+            out = np.zeros_like(t)
+            far = np.ones(t.shape, dtype=bool)
+            if self.c > 1:                  # w·MP(1, α²w) near 0, in units of v = α²w
                 v = self._noise_scale
-                near = t < 4.0 * v
-                tn = t[near]
-                out = np.where(near, 0.0, out)
-                out[near] = (1.0 - 1.0 / self.c) * np.sqrt(np.maximum(4 * v - tn, 0.0)) / (
-                    2 * np.pi * v * np.sqrt(tn))
+                far = t >= 4.0 * v
+                r = t[~far] / v
+                out[~far] = ((1.0 - 1.0 / self.c) * np.sqrt(np.maximum(4.0 - r, 0.0))
+                             / (2 * np.pi * np.sqrt(r)) / v)
+            out[far] = self._score_law._pdf(t[far] / beta2) / beta2
             return out
         return self._symmetric_density(xi) / xi / s
 
