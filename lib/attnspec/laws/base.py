@@ -70,10 +70,14 @@ import numpy as np
 from numpy.polynomial import chebyshev as _cheb
 from scipy.fft import dct
 
-from ._validation import ParameterTypeError, check_float, check_int, check_rng
+from .._validation import ParameterTypeError, check_float, check_int, check_rng
 
 __all__ = ["SpectralLaw", "LawAccuracyError", "as_float_array", "scalar_or_array",
-           "MASS_TOL", "MOMENT_TOL"]
+           "MASS_TOL", "MOMENT_TOL", "C_MIN", "C_MAX", "check_size"]
+
+#: Documented domain of the aspect ratio c = ℓ/d_qk of AttentionLaw and ScoreProductLaw
+#: (with ``hermite.BETA_MAX`` for β): every law refuses c outside it with a ValueError.
+C_MIN, C_MAX = 0.01, 100.0
 
 _KIND_POWER = {"soft": 1, "hard": 1, "hard34": 2, "hard23": 3, "inner": 1}
 _CHEB_START, _CHEB_MAX, _CHEB_TOL = 32, 256, 1e-14
@@ -107,7 +111,7 @@ def as_float_array(x, name="x"):
     return arr.astype(np.float64, copy=False)
 
 
-def _check_size(size):
+def check_size(size):
     """``size`` of ``rvs``: None, a non-negative int or a tuple of non-negative ints."""
     if size is None:
         return None
@@ -457,6 +461,6 @@ class SpectralLaw(abc.ABC):
 
     def rvs(self, size=None, rng=None):
         """Random draws by inversion, ``ppf(U)`` with ``U ~ Uniform(0, 1)`` from ``rng``."""
-        size = _check_size(size)
+        size = check_size(size)
         u = check_rng(rng).random(size)
         return self.ppf(u)

@@ -1,8 +1,9 @@
-"""Limiting spectral laws as scipy-like objects: ν_∞(β, c), Marchenko–Pastur, semicircle, M.
+"""The limit law ν_∞(β, c) of single-head attention as a scipy-like object (MATH.md §3).
 
-Every law is frozen at construction (parameters validated, edges computed) and offers
-``pdf``, ``cdf``, ``ppf``, ``moment``, ``mean``, ``var``, ``support``, ``interval`` and
-``rvs(size, rng)`` with scipy.stats' conventions (see :mod:`attnspec._lawbase`).
+Every law is frozen at construction (parameters validated, edges computed, mass and moments
+checked) and offers ``pdf``, ``cdf``, ``ppf``, ``moment``, ``mean``, ``var``, ``support``,
+``intervals``, ``interval`` and ``rvs(size, rng)`` with scipy.stats' conventions (see
+:mod:`attnspec.laws.base`).
 """
 
 from __future__ import annotations
@@ -11,58 +12,17 @@ import math
 
 import numpy as np
 
-from ._freeprob import physical_root, polish, quartic_roots
-from ._lawbase import LawAccuracyError, SpectralLaw, as_float_array, scalar_or_array
-from ._validation import check_float, check_int, check_rng
-from .freeprob.ladder import continue_to_axis
-from .hermite import BETA_MAX, noise_variance
+from .._validation import check_float
+from ..freeprob.ladder import continue_to_axis
+from ..freeprob.roots import polish, quartic_roots
+from ..freeprob.series import free_cumulant_moments
+from ..freeprob.transforms import nu_inf_free_cumulants, nu_inf_inverse_cauchy
+from ..hermite import BETA_MAX, noise_variance
+from .base import C_MAX, C_MIN, LawAccuracyError, SpectralLaw
+from .classical import ScoreProductLaw
 
-__all__ = ["AttentionLaw", "MarchenkoPastur", "Semicircle", "ScoreProductLaw",
-           "free_cumulant_moments", "LawAccuracyError", "C_MIN", "C_MAX"]
+__all__ = ["AttentionLaw", "free_cumulant_moments", "BETA_MIN_REPRESENTABLE"]
 
-
-def free_cumulant_moments(cumulants, n):
-    """Moments ``m_0..m_n`` of a law from its free cumulants (moment–cumulant recursion).
-
-    Parameters
-    ----------
-    cumulants : callable
-        ``cumulants(j)`` returns the free cumulant κ_j (j ≥ 1).
-    n : int
-        Highest order.
-
-    Returns
-    -------
-    list of float
-        ``[m_0, ..., m_n]`` with ``m_0 = 1``.
-
-    Notes
-    -----
-    The generating functions satisfy :math:`M(x) = 1 + \\sum_j \\kappa_j x^j M(x)^j`, so
-    :math:`m_n = \\sum_{j=1}^{n} \\kappa_j [x^{n-j}] M(x)^j`, which only needs
-    :math:`m_0, …, m_{n-1}` (the sum over non-crossing partitions, MATH.md §3).
-
-    Examples
-    --------
-    >>> free_cumulant_moments(lambda j: 1.0 if j == 2 else 0.0, 6)  # semicircle: Catalan
-    [1.0, 0.0, 1.0, 0.0, 2.0, 0.0, 5.0]
-    """
-    m = [1.0]
-    kappa = [0.0] + [float(cumulants(j)) for j in range(1, n + 1)]
-    for order in range(1, n + 1):
-        series = np.array(m)                     # M(x) truncated at degree order − 1
-        power = np.array([1.0])
-        total = 0.0
-        for j in range(1, order + 1):
-            power = np.convolve(power, series)[:order]
-            if kappa[j] != 0.0:
-                total += kappa[j] * power[order - j]
-        m.append(float(total))
-    return m
-
-
-#: Documented domain of the aspect ratio c = ℓ/d_qk of AttentionLaw and ScoreProductLaw.
-C_MIN, C_MAX = 0.01, 100.0
 #: Smallest β AttentionLaw represents (α² ≈ β⁴/2 ≥ 5e-289); below, LawAccuracyError.
 BETA_MIN_REPRESENTABLE = 1e-72
 #: The Marchenko–Pastur form is used when c·(β²/s)² (the relative size of the first
@@ -98,7 +58,7 @@ def _physical_root_scaled(xi, a, b, c):
     m = 0.5 * (u_sel + neighbour)
     coeffs = (1.0, -xi, a + e, xi * p, -a * p)
     p0 = p1 = p2 = 0.0
-    for k, ck in enumerate(coeffs):               # P(m), P′(m), P″(m)/2 by Horner
+    for ck in coeffs:                             # P(m), P′(m), P″(m)/2 by Horner
         p2 = p2 * m + p1
         p1 = p1 * m + p0
         p0 = p0 * m + ck
@@ -115,12 +75,8 @@ def _physical_root_scaled(xi, a, b, c):
 
     def newton_step(h, z):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            h2 = h * h
-            den = h * (1.0 - p * h2)
-            num = 1.0 + e * h2
-            value = num / den + a * h - z
-            slope = (2 * e * h * den - num * (1.0 - 3 * p * h2)) / (den * den) + a
-            return value / slope
+            value, slope = nu_inf_inverse_cauchy(h, a, b, c, derivative=True)
+            return (value - z) / slope
 
     def polish_at(h, z, steps):
         for _ in range(steps):
@@ -263,10 +219,9 @@ class AttentionLaw(SpectralLaw):
 
     # ----- the scaled law k(h) = 1/h + a h + b h/(1 − p h²) ---------------------------------
     def _k(self, h):
-        """k(h) = (1 + b(1 − c)h²)/(h(1 − p h²)) + a h: 1/h and bh/(1 − ph²) combined,
-        which cancel for large |h| when c ≈ 1."""
-        a, b, p = self._ka, self._kb, self._kp
-        return (1 + b * (1 - self.c) * h * h) / (h * (1 - p * h * h)) + a * h
+        """k(h) of the scaled law (:func:`~attnspec.freeprob.transforms.nu_inf_inverse_cauchy`
+        with α² → a, β² → b)."""
+        return nu_inf_inverse_cauchy(h, self._ka, self._kb, self.c)
 
     def _symmetric_density(self, xi):
         """Density of the symmetrised scaled law at real ξ ≥ 0 (vectorised), exact form."""
@@ -374,10 +329,9 @@ class AttentionLaw(SpectralLaw):
         return self.s, [1.0, 2.0 + self.c * self._kb ** 2]
 
     def _moment(self, k):
-        kappa = [0.0] * (2 * k + 1)
-        for j in range(1, k + 1):               # scaled: κ₂ = 1, κ_2j = c^{j−1} b^j
-            kappa[2 * j] = 1.0 if j == 1 else self.c ** (j - 1) * self._kb ** j
-        scaled = free_cumulant_moments(lambda j: kappa[j], 2 * k)[2 * k]
+        # free cumulants in units of s (κ₂ = 1, κ_2j = c^{j−1} b^j): no overflow before the end
+        kappa = nu_inf_free_cumulants(2 * k, self.beta, self.c, unit=self.s)
+        scaled = free_cumulant_moments(kappa, 2 * k)[2 * k]
         with np.errstate(over="ignore"):
             return float(np.float64(scaled) * np.float64(self.s) ** k)
 
@@ -391,237 +345,3 @@ class AttentionLaw(SpectralLaw):
     def mp_edge(self):
         """Right edge 4s = 4(e^{β²} − 1) of the Marchenko–Pastur surrogate (MATH.md §2)."""
         return 4.0 * self.s
-
-
-def mp_edges(ratio, scale=1.0):
-    """Edges ``(σ²(1 − √λ)², σ²(1 + √λ)²)`` of the Marchenko–Pastur law (MATH.md §2)."""
-    r = math.sqrt(ratio)
-    return scale * (1 - r) ** 2, scale * (1 + r) ** 2
-
-
-def mp_moment(k, ratio, scale=1.0):
-    """k-th moment of MP(λ, σ²): σ^{2k} Σ_{r<k} λ^r/(r+1) C(k, r) C(k−1, r) (Narayana)."""
-    total = sum(ratio ** r / (r + 1) * math.comb(k, r) * math.comb(k - 1, r) for r in range(k))
-    return float(np.float64(scale) ** k * total) if k else 1.0
-
-
-class MarchenkoPastur(SpectralLaw):
-    r"""Marchenko–Pastur law: eigenvalues of X Xᵀ/n, X ∈ ℝ^{p×n} i.i.d. N(0, scale).
-
-    Parameters
-    ----------
-    ratio : float, default 1.0
-        λ = p/n > 0: rows over columns of the sampled X (the Gram matrix XXᵀ is p×p).
-    scale : float, default 1.0
-        Variance σ² > 0 of the entries; the mean of the law.
-
-    Notes
-    -----
-    Support [σ²(1 − √λ)², σ²(1 + √λ)²] with density
-
-    .. math:: ρ(x) = \frac{\sqrt{(b - x)(x - a)}}{2π σ^2 λ x},
-
-    plus an atom of mass 1 − 1/λ at 0 when λ > 1 (XXᵀ has rank n < p). At λ = 1 the density
-    is ~ x^{-1/2} at 0. Moments are Narayana polynomials,
-    :math:`E x^k = σ^{2k}\sum_{r=0}^{k-1} \frac{λ^r}{r+1}\binom{k}{r}\binom{k-1}{r}`.
-    The i.i.d.-score surrogate of MATH.md §2 is ``MarchenkoPastur(1, e^{β²} − 1)``.
-
-    Examples
-    --------
-    >>> law = MarchenkoPastur(ratio=0.5, scale=2.0)
-    >>> law
-    MarchenkoPastur(ratio=0.5, scale=2.0)
-    >>> law.moment(2)  # σ⁴ (1 + λ)
-    6.0
-    >>> MarchenkoPastur(ratio=4.0).atom
-    0.75
-    """
-
-    def __init__(self, ratio=1.0, scale=1.0):
-        self.ratio = check_float("ratio", ratio, min=0, min_open=True)
-        self.scale = check_float("scale", scale, min=0, min_open=True)
-        self._atom = max(0.0, 1.0 - 1.0 / self.ratio)
-        self._left_edge = "hard" if self.ratio == 1.0 else "soft"
-        lo, hi = mp_edges(self.ratio, self.scale)
-        if not (math.isfinite(hi) and hi > 0 and 1e-300 < self.scale * self.ratio < 1e300):
-            raise ValueError(f"scale and ratio must give a support and density within the "
-                             f"float range; got ratio={self.ratio!r}, scale={self.scale!r} "
-                             f"(right edge {hi!r})")
-        super().__init__()
-        self._check_accuracy(culprit=f"ratio={self.ratio!r}")
-
-    def _params(self):
-        return {"ratio": self.ratio, "scale": self.scale}
-
-    def _support(self):
-        return mp_edges(self.ratio, self.scale)
-
-    def _pdf(self, x):
-        a, b = mp_edges(self.ratio, 1.0)
-        u = x / self.scale                     # in units of the scale: no overflow
-        return np.sqrt((b - u) * (u - a)) / (2 * np.pi * self.ratio * u) / self.scale
-
-    def _moment(self, k):
-        return mp_moment(k, self.ratio, self.scale)
-
-    def _reference_moments(self):
-        return self.scale, [mp_moment(1, self.ratio), mp_moment(2, self.ratio)]
-
-
-class ScoreProductLaw(SpectralLaw):
-    r"""Law of the eigenvalues of M = WWᵀ/ℓ, W = QKᵀ/√d_qk (MATH.md §3).
-
-    Parameters
-    ----------
-    c : float, default 1.0
-        c = ℓ/d_qk > 0 (Q, K ∈ ℝ^{ℓ×d_qk} with i.i.d. N(0, 1) entries).
-
-    Notes
-    -----
-    M has mean 1 and S-transform 1/((1 + z)(1 + cz)) (it is MP(1) ⊠ MP(c)); its Cauchy
-    transform solves the cubic
-
-    .. math:: c x^2 G^3 + (1 - c) x G^2 - x G + 1 = 0,
-
-    and ρ(x) = −Im G(x + i0)/π. With x(z) = (1 + z)²(1 + cz)/z the edges are x(z±) at
-    z± = (−1 ± √(1 + 8c))/(4c); the right edge e_M(c) = x(z₊) (27/4 at c = 1). Three
-    regimes: c < 1, density ~ x^{-1/2} at 0; c = 1, Fuss–Catalan FC₂ with density
-    ~ x^{-2/3} at 0; c > 1, an atom 1 − 1/c at 0 (rank d_qk < ℓ) and a gap up to x(z₋).
-    Moments by Lagrange inversion:
-    :math:`E x^k = \frac1k \sum_{j=0}^{k-1} \binom{2k}{k-1-j}\binom{k}{j} c^j`
-    (1, 3, 12, 55 at c = 1).
-
-    Examples
-    --------
-    >>> law = ScoreProductLaw(1.0)
-    >>> [law.moment(k) for k in range(1, 5)]
-    [1.0, 3.0, 12.0, 55.0]
-    >>> law.support()
-    (0.0, 6.75)
-    """
-
-    def __init__(self, c=1.0):
-        self.c = check_float("c", c, min=C_MIN, max=C_MAX)
-        self._atom = max(0.0, 1.0 - 1.0 / self.c)
-        self._left_edge = "hard" if self.c < 1 else ("hard23" if self.c == 1 else "soft")
-        super().__init__()
-        self._check_accuracy(culprit=f"c={self.c!r}")
-
-    def _params(self):
-        return {"c": self.c}
-
-    def _edge(self, sign):
-        c = self.c
-        z = (-1 + sign * math.sqrt(1 + 8 * c)) / (4 * c)
-        return (1 + z) ** 2 * (1 + c * z) / z
-
-    def _support(self):
-        return (self._edge(-1) if self.c > 1 else 0.0), self._edge(+1)
-
-    def _pdf(self, x):
-        c = self.c
-        g = physical_root((c * x * x, (1 - c) * x, -x, np.ones_like(x)))
-        return np.maximum(-g.imag / np.pi, 0.0)
-
-    def _moment(self, k):
-        return sum(math.comb(2 * k, k - 1 - j) * math.comb(k, j) * self.c ** j
-                   for j in range(k)) / k
-
-    def _reference_moments(self):
-        return 1.0, [self._moment(1), self._moment(2)]
-
-
-class Semicircle:
-    r"""Wigner semicircle law of variance ``var`` on [−2σ, 2σ] (a law on ℝ).
-
-    Parameters
-    ----------
-    var : float, default 1.0
-        Variance σ² > 0.
-
-    Notes
-    -----
-    ρ(x) = √(4σ² − x²)/(2πσ²); with x = −2σ cos θ the CDF is (θ − sin θ cos θ)/π.
-    Even moments σ^{2k} C_k (Catalan numbers), odd moments 0. It is the law of the
-    symmetrised singular values of Z/√ℓ and the noise part of ν_∞ (MATH.md §3).
-
-    Examples
-    --------
-    >>> law = Semicircle(var=2.0)
-    >>> law
-    Semicircle(var=2.0)
-    >>> law.moment(4), law.cdf(0.0), law.ppf(1.0) == law.support()[1]
-    (8.0, 0.5, True)
-    """
-
-    def __init__(self, var=1.0):
-        self._var = check_float("var", var, min=0, min_open=True)
-        self.radius = 2.0 * math.sqrt(self._var)
-
-    def __repr__(self):
-        return f"Semicircle(var={self._var!r})"
-
-    def support(self):
-        """``(−2σ, 2σ)``."""
-        return -self.radius, self.radius
-
-    def pdf(self, x):
-        """Density; 0 outside the support."""
-        x = as_float_array(x)
-        inside = np.abs(x) < self.radius
-        root = np.sqrt(np.where(inside, self.radius ** 2 - x * x, 0.0))
-        out = np.where(inside, root / (2 * np.pi * self._var), 0.0)
-        return scalar_or_array(np.where(np.isnan(x), np.nan, out), x)
-
-    def cdf(self, x):
-        """Distribution function (closed form): exactly 0 below, exactly 1 at/above 2σ."""
-        x = as_float_array(x)
-        theta = np.arccos(np.clip(-x / self.radius, -1.0, 1.0))
-        out = (theta - np.sin(theta) * np.cos(theta)) / np.pi
-        out = np.where(x >= self.radius, 1.0, np.where(x <= -self.radius, 0.0, out))
-        return scalar_or_array(np.where(np.isnan(x), np.nan, out), x)
-
-    def ppf(self, q):
-        """Quantile: solves θ − sin θ cos θ = πq (bisection then Newton); NaN outside [0, 1]."""
-        q = as_float_array(q)
-        target = np.pi * np.clip(np.nan_to_num(q), 0.0, 1.0)
-        lo, hi = np.zeros(q.shape), np.full(q.shape, np.pi)
-        for _ in range(52):
-            mid = 0.5 * (lo + hi)
-            below = mid - 0.5 * np.sin(2 * mid) < target
-            lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
-        theta = 0.5 * (lo + hi)
-        for _ in range(3):
-            d = 2 * np.sin(theta) ** 2
-            step = np.where(d > 0, (theta - 0.5 * np.sin(2 * theta) - target) / np.where(
-                d > 0, d, 1.0), 0.0)
-            theta = np.clip(theta - step, lo, hi)
-        out = -self.radius * np.cos(theta)
-        out = np.where(q == 0, -self.radius, np.where(q == 1, self.radius, out))
-        out = np.where((q >= 0) & (q <= 1), out, np.nan)
-        return scalar_or_array(out, q)
-
-    def moment(self, k):
-        """k-th raw moment: σ^k C_{k/2} for even k, 0 for odd k."""
-        k = check_int("k", k, min=0)
-        if k % 2:
-            return 0.0
-        j = k // 2
-        return float(self._var ** j * math.comb(2 * j, j) / (j + 1))
-
-    def mean(self):
-        """0."""
-        return 0.0
-
-    def var(self):
-        """Variance σ²."""
-        return self._var
-
-    def interval(self, confidence):
-        """Equal-tailed interval of probability ``confidence``."""
-        confidence = check_float("confidence", confidence, min=0, max=1)
-        return self.ppf(0.5 - confidence / 2), self.ppf(0.5 + confidence / 2)
-
-    def rvs(self, size=None, rng=None):
-        """Random draws by inversion from ``rng``."""
-        return self.ppf(check_rng(rng).random(size))
