@@ -186,6 +186,7 @@ class AttentionLaw(SpectralLaw):
     """
 
     _left_edge = "hard"
+    _cheb_points, _max_pieces = (32, 256), 120   # graded pieces (small β, c ≈ 1, near-cusps)
 
     def __init__(self, beta, c=1.0):
         self.beta = check_float("beta", beta, min=0, max=BETA_MAX, min_open=True)

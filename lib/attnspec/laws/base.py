@@ -41,11 +41,12 @@ angle ``θ ∈ [0, π]`` of ``x = a + (b − a) sin^{2m}(θ/2)`` (``m = 1`` for 
 edges, ``m = 3`` for ``x^{-2/3}``; for ``m = 1`` this is the singular-value variable
 ``√x = √b sin(θ/2)`` when ``a = 0``). With these edge behaviours the integrand
 ``ρ(x(θ)) x′(θ)`` is analytic on the closed interval, so its Chebyshev interpolant converges
-geometrically: the interpolant is built once per law (adaptively, 32 to 256 points, until
-the trailing coefficients fall below 1e-14 of the largest, or their sum below 1e-16 in mass;
-a piece that needs more is cut in three, at the angles π/4 and 3π/4, so that features at
-very different scales, e.g. near a hard edge at small β, get geometrically graded pieces),
-integrated exactly, and evaluated for ``cdf``. ``_cdf_error`` holds the tail estimate (typically ≤ 1e-14); ``_mass_error`` the
+geometrically: the interpolant is built once per law (adaptively, doubling from
+``_cheb_points[0]`` up to ``_cheb_points[1]`` points, default 64 to 2048, until the trailing
+coefficients fall below 1e-14 of the largest, or their sum below 1e-16 in mass; a law with
+``_max_pieces > 1`` cuts a piece that needs more in three, at the angles π/4 and 3π/4, so
+that features at very different scales, e.g. near a hard edge at small β, get geometrically
+graded pieces), integrated exactly, and evaluated for ``cdf``. ``_cdf_error`` holds the tail estimate (typically ≤ 1e-14); ``_mass_error`` the
 computed total mass minus one (a check of the density itself). ``ppf`` inverts the same
 series by bracketed Newton in ``θ`` (vectorised); ``rvs`` is ``ppf`` of uniforms.
 Moments without a closed form use the same interpolants (Fejér quadrature).
@@ -80,8 +81,7 @@ __all__ = ["SpectralLaw", "LawAccuracyError", "as_float_array", "scalar_or_array
 C_MIN, C_MAX = 0.01, 100.0
 
 _KIND_POWER = {"soft": 1, "hard": 1, "hard34": 2, "hard23": 3, "inner": 1}
-_CHEB_START, _CHEB_MAX, _CHEB_TOL = 32, 256, 1e-14
-_MAX_PIECES = 120           # pieces per interval before the build gives up
+_CHEB_TOL = 1e-14
 _CUT_ANGLES = (0.25 * np.pi, 0.75 * np.pi)  # a piece that does not converge is cut in three
 _ABS_TOL = 1e-16            # a piece whose tail estimate (in mass) is below this is done
 
@@ -128,11 +128,11 @@ def scalar_or_array(out, x):
 class _Piece:
     """One support interval: the Chebyshev series of the CDF in the angle θ."""
 
-    def __init__(self, a, b, kind, pdf):
+    def __init__(self, a, b, kind, pdf, points=(64, 2048)):
         if kind not in _KIND_POWER:
             raise ValueError(f"left_kind must be one of {sorted(_KIND_POWER)}; got {kind!r}")
         self.a, self.b, self.kind, self.m = float(a), float(b), kind, _KIND_POWER[kind]
-        n = _CHEB_START
+        n, max_points = points
         self.converged = True
         while True:
             y = np.cos(np.pi * (np.arange(n) + 0.5) / n)          # Chebyshev points, 1st kind
@@ -145,7 +145,7 @@ class _Piece:
             if (tail <= _CHEB_TOL * scale or not np.isfinite(scale)
                     or tail * n * np.pi / 32 <= _ABS_TOL):
                 break
-            if n >= _CHEB_MAX:
+            if n >= max_points:
                 self.converged = False
                 break
             n *= 2
@@ -235,15 +235,15 @@ class _Piece:
         return float(np.sum(coef[::2] * 2.0 / (1.0 - k ** 2.0)) * np.pi / 2)
 
 
-def _build_pieces(a, b, kind, pdf):
+def _build_pieces(a, b, kind, pdf, points, max_pieces):
     """Chebyshev pieces covering [a, b]: one if it converges, else cut in three at x(π/4)
     and x(3π/4) and recurse (graded geometrically towards both ends, where the density
     varies fastest; a law puts a cut at each near-singular point of its density)."""
     todo, done = [(a, b, kind)], []
     while todo:
         lo, hi, k = todo.pop()
-        piece = _Piece(lo, hi, k, pdf)
-        if piece.converged or len(done) + len(todo) >= _MAX_PIECES:
+        piece = _Piece(lo, hi, k, pdf, points)
+        if piece.converged or len(done) + len(todo) + 1 >= max_pieces:
             done.append(piece)
             continue
         cuts = [float(piece.x_of_theta(angle)) for angle in _CUT_ANGLES]
@@ -263,6 +263,8 @@ class SpectralLaw(abc.ABC):
 
     _atom = 0.0
     _left_edge = "soft"
+    #: Chebyshev points per piece (first try, most), and pieces per interval (1: never cut).
+    _cheb_points, _max_pieces = (64, 2048), 1
 
     def __init__(self):
         a, b = self._support()
@@ -297,7 +299,8 @@ class SpectralLaw(abc.ABC):
         if self._pieces_cache is None:
             pieces = []
             for a, b, kind in self._intervals():
-                pieces += _build_pieces(a, b, kind, self._pdf)
+                pieces += _build_pieces(a, b, kind, self._pdf, self._cheb_points,
+                                        self._max_pieces)
             self._pieces_cache = pieces
         return self._pieces_cache
 
