@@ -38,7 +38,7 @@ def _physical_root_scaled(xi, a, b, c):
     Ferrari on the reversed (monic) quartic in u = 1/h,
     u⁴ − ξu³ + (a + b − p)u² + ξp u − ap = 0 (p = cb), whose coefficients stay O(1) when a
     or p is tiny (the quartic in h then has a huge root and loses all precision); the root
-    with the most negative imaginary part (MATH.md §3 and :mod:`attnspec._freeprob`), then
+    with the most negative Im h/|h| (MATH.md §3, :mod:`attnspec.freeprob.roots`), then
     six Newton steps on k(h) = (1 + (b − p)h²)/(h(1 − ph²)) + ah, the form of k without
     the cancellation of 1/h against bh/(1 − ph²) at large |h| when c ≈ 1.
     """
@@ -48,7 +48,11 @@ def _physical_root_scaled(xi, a, b, c):
     u = quartic_roots(one, -xi, (a + e) * one, xi * p, -a * p * one)
     with np.errstate(divide="ignore", invalid="ignore"):
         h_all = np.where(u != 0, 1.0 / u, 0.0)
-    pick = np.argmin(h_all.imag, axis=-1)[..., None]
+    # the physical root: most negative Im h relative to |h| (a real root's rounding, blown
+    # up by 1/u when u is tiny, must not win)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pick = np.argmin(np.where(h_all != 0, h_all.imag / np.abs(h_all), 0.0),
+                         axis=-1)[..., None]
     u_sel = np.take_along_axis(u, pick, axis=-1)[..., 0]
     # A near-double root (near an edge) comes out of Ferrari with an error ~ √ε, possibly on
     # the real axis: re-solve the pair from the Taylor quadratic of P at its midpoint.

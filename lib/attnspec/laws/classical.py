@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from .._validation import check_float, check_int, check_rng
-from ..freeprob.roots import physical_root
+from ..freeprob.roots import cubic_roots, polish
 from ..freeprob.transforms import mp_edges, mp_moment, score_product_edges
 from .base import C_MAX, C_MIN, SpectralLaw, check_size, as_float_array, scalar_or_array
 
@@ -131,9 +131,20 @@ class ScoreProductLaw(SpectralLaw):
         return score_product_edges(self.c)
 
     def _pdf(self, x):
-        c = self.c
-        g = physical_root((c * x * x, (1 - c) * x, -x, np.ones_like(x)))
-        return np.maximum(-g.imag / np.pi, 0.0)
+        # With G = 1/(v√x) the cubic becomes v³ − √x v² + (1 − c) v + c√x = 0: monic with
+        # O(1) coefficients for every x (in G they span x² to 1 and Cardano loses all digits
+        # as x → 0); the physical root is the one of most negative Im G (= largest Im v).
+        r = np.sqrt(x)
+        one = np.ones_like(r)
+        coeffs = (one, -r, (1 - self.c) * one, self.c * r)
+        roots = cubic_roots(*coeffs)
+        # the non-real pair is physical; choose by angle (Im v/|v|), not by Im G, which the
+        # rounding of a tiny real root would blow up
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pick = np.argmax(np.where(roots != 0, roots.imag / np.abs(roots), 0.0), axis=-1)
+        v = np.take_along_axis(roots, pick[..., None], axis=-1)[..., 0]
+        v = polish([np.asarray(a, dtype=complex) for a in coeffs], v, 3)
+        return np.maximum(-(1.0 / v).imag / (np.pi * r), 0.0)
 
     def _moment(self, k):
         return sum(math.comb(2 * k, k - 1 - j) * math.comb(k, j) * self.c ** j
