@@ -253,6 +253,24 @@ class AttentionLaw(SpectralLaw):
             near.real))])
         return values, np.unique(near)
 
+    def _has_complex_root(self, xi):
+        """True where the quartic at ξ has a non-real pair (ξ inside the support; in a gap
+        or beyond the edge its four roots are real). Used at midpoints between critical
+        values, far from the edges: Ferrari decides when its roots are clearly real or
+        clearly not; the careful solver (with the η-ladder) decides the rest."""
+        a, b, c = self._ka, self._kb, self.c
+        p = c * b
+        one = np.ones_like(xi)
+        u = quartic_roots(one, -xi, (a + b * (1 - c)) * one, xi * p, -a * p * one)
+        # non-real part relative to the largest root (rounding is relative to it)
+        spread = np.max(np.abs(u.imag), axis=-1) / np.max(np.abs(u), axis=-1)
+        inside = spread > 1e-3
+        unclear = (spread > 1e-13) & ~inside           # decided by the careful solver
+        if unclear.any():
+            h = _physical_root_scaled(xi[unclear], a, b, c)
+            inside[unclear] = -h.imag > 1e-8 * np.abs(h)
+        return inside
+
     def _find_intervals(self):
         """Support intervals in t, with their left-edge kinds (see Notes)."""
         s = self.s
@@ -277,8 +295,7 @@ class AttentionLaw(SpectralLaw):
             raise LawAccuracyError(f"beta={self.beta!r}: no edge found for {self!r}")
         bounds = np.concatenate([[0.0], candidates])
         mids = 0.5 * (bounds[:-1] + bounds[1:])
-        h_mid = _physical_root_scaled(mids, self._ka, self._kb, self.c)
-        inside = -h_mid.imag > 1e-8 * np.abs(h_mid)
+        inside = self._has_complex_root(mids)
         edges = []
         for lo, hi, keep in zip(bounds[:-1], bounds[1:], inside):
             if not keep:

@@ -208,20 +208,25 @@ class _Piece:
         with np.errstate(divide="ignore", invalid="ignore"):
             w = np.where(h_hi > h_lo, (target - h_lo) / (h_hi - h_lo), 0.5)
         y = lo + np.clip(w, 0.0, 1.0) * (hi - lo)
+        active = np.arange(y.size)          # only the points not yet converged iterate
         for _ in range(59):
-            c = _cheb.chebval(y, self.cumulative)
-            f = h(c) - target
-            lo, hi = np.where(f < 0, y, lo), np.where(f < 0, hi, y)
-            d = _cheb.chebval(y, self.density)
+            ya, la, ha = y[active], lo[active], hi[active]
+            ra, pa = right[active], power[active]
+            c = _cheb.chebval(ya, self.cumulative)
+            cc = np.clip(c, 0.0, self.mass)
+            f = np.where(ra, -(self.mass - cc) ** (1 / pa), cc ** (1 / pa)) - target[active]
+            la, ha = np.where(f < 0, ya, la), np.where(f < 0, ha, ya)
+            d = _cheb.chebval(ya, self.density)
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                dist = np.where(right, self.mass - c, c)
-                dh = d / power * np.abs(dist) ** (1 / power - 1)
-                y_new = y - f / dh
-            bad = ~((y_new >= lo) & (y_new <= hi)) | ~np.isfinite(y_new)
-            y_new = np.where(bad, 0.5 * (lo + hi), y_new)
-            done = (np.abs(y_new - y) <= 1e-14) | (f == 0) | (hi - lo <= 1e-15)
-            y = y_new
-            if done.all():
+                dist = np.where(ra, self.mass - c, c)
+                dh = d / pa * np.abs(dist) ** (1 / pa - 1)
+                y_new = ya - f / dh
+            bad = ~((y_new >= la) & (y_new <= ha)) | ~np.isfinite(y_new)
+            y_new = np.where(bad, 0.5 * (la + ha), y_new)
+            done = (np.abs(y_new - ya) <= 1e-14) | (f == 0) | (ha - la <= 1e-15)
+            y[active], lo[active], hi[active] = y_new, la, ha
+            active = active[~done]
+            if active.size == 0:
                 break
         return self.x_of_theta(0.5 * np.pi * (1.0 + y))
 
