@@ -318,7 +318,7 @@ class AttentionLaw(SpectralLaw):
             lo, hi = t[i], t[i + 1]
             inner = cuts[(cuts > lo * (1 + 1e-9)) & (cuts < hi * (1 - 1e-9))]
             points = [lo, *inner, hi]
-            kinds = ["hard23" if i == 0 else "soft"] + ["inner"] * inner.size
+            kinds = ["hard-sin6" if i == 0 else "soft"] + ["inner"] * inner.size
             pieces += list(zip(points[:-1], points[1:], kinds))
         return pieces
 

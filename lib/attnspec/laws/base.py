@@ -22,8 +22,11 @@ and optionally
     the support intervals ``[(a, b, left_kind), ...]``, sorted, when there are gaps; the default
     is ``[(a, b, self._left_edge)]`` from ``_support()``. ``left_kind`` says how the density
     behaves at the left end ``a``: ``"soft"`` (vanishes like √(x − a)), ``"hard"`` (``a = 0``,
-    blows up like x^{-1/2}) or ``"hard23"`` (``a = 0``, like x^{-2/3}). Right ends are always
-    soft (square-root), as for every law in this package.
+    blows up like x^{-1/2}), ``"hard23"`` (``a = 0``, like x^{-2/3}), ``"hard-sin6"``
+    (``a = 0``, like x^{-1/2} at the end but possibly like x^{-2/3} over a range above it:
+    mapped as ``"hard23"``, where the CDF then grows like θ³) or ``"inner"`` (an ordinary
+    point, see below). Right ends are always soft (square-root), as for every law in this
+    package.
 ``_moment(k)``
     an exact k-th moment (return ``None`` to fall back to quadrature).
 ``_reference_moments()``
@@ -80,7 +83,7 @@ __all__ = ["SpectralLaw", "LawAccuracyError", "as_float_array", "scalar_or_array
 #: (with ``hermite.BETA_MAX`` for β): every law refuses c outside it with a ValueError.
 C_MIN, C_MAX = 0.01, 100.0
 
-_KIND_POWER = {"soft": 1, "hard": 1, "hard34": 2, "hard23": 3, "inner": 1}
+_KIND_POWER = {"soft": 1, "hard": 1, "hard34": 2, "hard23": 3, "hard-sin6": 3, "inner": 1}
 _CHEB_TOL = 1e-14
 _CUT_ANGLES = (0.25 * np.pi, 0.75 * np.pi)  # a piece that does not converge is cut in three
 _ABS_TOL = 1e-16            # a piece whose tail estimate (in mass) is below this is done
@@ -193,7 +196,7 @@ class _Piece:
             self._table = grid, table
         grid, table = self._table
         p_left = {"soft": 3.0, "hard": 1.0, "hard34": 1.0, "hard23": 2.0,
-                  "inner": 2.0}[self.kind]
+                  "hard-sin6": 3.0, "inner": 2.0}[self.kind]
         right = q > 0.5 * self.mass
         power = np.where(right, 3.0, p_left)
 
