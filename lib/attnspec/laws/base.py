@@ -222,11 +222,14 @@ class _Piece:
             d = _cheb.chebval(ya, self.density)
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 dist = np.where(ra, self.mass - c, c)
-                dh = d / pa * np.abs(dist) ** (1 / pa - 1)
+                dh_dc = np.abs(dist) ** (1 / pa - 1) / pa
+                dh = d * dh_dc
                 y_new = ya - f / dh
+                # the rounding of the series (~1e-14 of the mass), seen through the transform
+                noise = 1e-14 * self.mass * dh_dc
             bad = ~((y_new >= la) & (y_new <= ha)) | ~np.isfinite(y_new)
             y_new = np.where(bad, 0.5 * (la + ha), y_new)
-            done = (np.abs(y_new - ya) <= 1e-14) | (f == 0) | (ha - la <= 1e-15)
+            done = (np.abs(y_new - ya) <= 1e-14) | (np.abs(f) <= noise) | (ha - la <= 1e-15)
             y[active], lo[active], hi[active] = y_new, la, ha
             active = active[~done]
             if active.size == 0:
