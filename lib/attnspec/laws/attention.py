@@ -39,7 +39,7 @@ def _physical_root_scaled(xi, a, b, c):
     u⁴ − ξu³ + (a + b − p)u² + ξp u − ap = 0 (p = cb), whose coefficients stay O(1) when a
     or p is tiny (the quartic in h then has a huge root and loses all precision); the root
     with the most negative Im h/|h| (MATH.md §3, :mod:`attnspec.freeprob.roots`), then
-    six Newton steps on k(h) = (1 + (b − p)h²)/(h(1 − ph²)) + ah, the form of k without
+    four Newton steps on k(h) = (1 + (b − p)h²)/(h(1 − ph²)) + ah, the form of k without
     the cancellation of 1/h against bh/(1 − ph²) at large |h| when c ≈ 1.
     """
     xi = np.asarray(xi, dtype=float)
@@ -88,7 +88,7 @@ def _physical_root_scaled(xi, a, b, c):
             h = np.where(np.isfinite(step), h - step, h)
         return h
 
-    h = polish_at(h, xi, 6)
+    h = polish_at(h, xi, 4)
     # Points left without a root in the lower half plane (or not finite) are redone by the
     # η-ladder (MATH.md §3) down to η = 1e-10·min(ξ, 1): outside the support (edge search)
     # and wherever the closed form failed.
@@ -190,7 +190,7 @@ class AttentionLaw(SpectralLaw):
     """
 
     _left_edge = "hard"
-    _cheb_points, _max_pieces = (32, 256), 120   # graded pieces (small β, c ≈ 1, near-cusps)
+    _cheb_points, _max_pieces = (128, 256), 120  # graded pieces (small β, c ≈ 1, near-cusps)
 
     def __init__(self, beta, c=1.0):
         self.beta = check_float("beta", beta, min=0, max=BETA_MAX, min_open=True)
