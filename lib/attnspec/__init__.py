@@ -60,6 +60,7 @@ _EXPORTS = {
     "ParameterError": "book.parameters",
     "ParameterTypeError": "_validation",
     "UnresolvedLawError": "laws.multihead",
+    "LawAccuracyError": "laws.base",
     "SweepError": "sweeps",
 }
 

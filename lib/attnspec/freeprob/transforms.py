@@ -22,7 +22,7 @@ def nu_inf_inverse_cauchy(g, alpha2, beta2, c, derivative=False):
                    = \frac{1 + β^2(1 - c) g^2}{g(1 - cβ^2 g^2)} + α^2 g,
 
     evaluated in the second form, which has no cancellation of 1/g against
-    β²g/(1 − cβ²g²) at large |g| when c ≈ 1. ``alpha2``, ``beta2`` may be the scaled
+    β²g/(1 − cβ²g²) at large ``abs(g)`` when c ≈ 1. ``alpha2``, ``beta2`` may be the scaled
     a = α²/s, b = β²/s of :class:`attnspec.AttentionLaw` (then g is √s times G).
 
     Parameters

@@ -151,7 +151,7 @@ class AttentionLaw(SpectralLaw):
     segments, each in or out of the support (density at its midpoint). There is no atom:
     near 0 the density is ~ ρ_sym(0)/√t (a hard edge). For c > 1 and small β the support is
     two intervals, [0, t₁] from the noise (mass 1 − 1/c) and [t₂, t₃] from the scores;
-    :meth:`intervals` lists them, :meth:`support` is their hull.
+    ``intervals()`` lists them, ``support()`` is their hull.
 
     **Forms.** ``"exact"``: the above. ``"marchenko-pastur"`` when c b² < 1e-17 (β ≳ 5): the
     R-transform is k(h) − 1/h = h + c b² h³/(1 − p h²), semicircle(1) plus a term of relative

@@ -35,7 +35,7 @@ and optionally
 
 An interval may be cut into consecutive pieces (``left_kind = "inner"`` for a piece whose
 left end is an ordinary point of the density, the right end of the previous piece); the
-public :meth:`SpectralLaw.intervals` merges them back into the support intervals.
+public ``SpectralLaw.intervals()`` merges them back into the support intervals.
 
 What the base class computes
 ----------------------------
@@ -55,7 +55,7 @@ series by bracketed Newton in ``θ`` (vectorised); ``rvs`` is ``ppf`` of uniform
 Moments without a closed form use the same interpolants (Fejér quadrature).
 
 Accuracy contract: ``_check_accuracy`` (called when a law is built) computes the total mass
-and the reference moments by this quadrature and raises :class:`LawAccuracyError` if the
+and the reference moments by this quadrature and raises ``LawAccuracyError`` if the
 mass is off by more than ``MASS_TOL`` or a moment by more than ``MOMENT_TOL`` (relative), or if
 the Chebyshev tail estimate exceeds ``MASS_TOL``. So a law that exists meets them, and the
 clipping of ``cdf`` to ``[0, 1]`` only removes rounding below ``MASS_TOL``.
@@ -326,7 +326,7 @@ class SpectralLaw(abc.ABC):
     def _check_accuracy(self, culprit="the parameters"):
         """Build the CDF series and check mass and reference moments by quadrature.
 
-        Raises :class:`LawAccuracyError` naming ``culprit`` (the parameter out of reach) when
+        Raises ``LawAccuracyError`` naming ``culprit`` (the parameter out of reach) when
         ``|mass − 1| > MASS_TOL``, the tail estimate exceeds ``MASS_TOL``, or a reference
         moment is off by more than ``MOMENT_TOL`` relative.
         """
@@ -353,14 +353,14 @@ class SpectralLaw(abc.ABC):
     # ----- public API --------------------------------------------------------------------
     def support(self):
         """``(a, b)``: the hull of the support (``a = 0`` when there is an atom at 0); the
-        pieces are listed by :meth:`intervals`."""
+        pieces are listed by ``intervals()``."""
         return (0.0 if self._atom > 0 else self._a), self._b
 
     def intervals(self):
         """The intervals of the absolutely continuous part, sorted: ``((a₁, b₁), …)``.
 
         One interval for a connected support; gaps lie between consecutive intervals (the
-        density is 0 there and the CDF constant). An atom at 0 is :attr:`atom`.
+        density is 0 there and the CDF constant). An atom at 0 is ``atom``.
         """
         merged = []
         for a, b, _ in self._intervals():
