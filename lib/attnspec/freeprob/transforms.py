@@ -61,7 +61,7 @@ def nu_inf_free_cumulants(n, beta, c, *, unit=1.0):
 
     Examples
     --------
-    >>> nu_inf_free_cumulants(6, 1.0, 2.0, unit=1.0)[3]   # κ₄ = cβ⁴
+    >>> float(nu_inf_free_cumulants(6, 1.0, 2.0, unit=1.0)[3])   # κ₄ = cβ⁴
     2.0
     """
     beta2 = beta * beta

@@ -28,8 +28,10 @@ BETA_MIN_REPRESENTABLE = 1e-72
 #: The Marchenko–Pastur form is used when c·(β²/s)² (the relative size of the first
 #: correction, see AttentionLaw Notes) is below this: then it equals ν_∞ to double precision.
 _MP_FORM_BELOW = 1e-17
-#: The small-β form is used when α²/s (≈ β²/2) is below this; its error is O(α²/s).
-_SMALL_FORM_BELOW = 1e-13
+#: The small-β form is used when a = α²/s (≈ β²/2) is below this (c < 2, c ≥ 2); its CDF
+#: error, measured against the exact form, is ≤ 250 a for c < 2 (228 a at c = 1) and
+#: ≤ 0.4 a for c ≥ 2 (0.36 a at c = 2, 0.016 a at c = 10): below 3e-11 in both cases.
+_SMALL_FORM_BELOW = {False: 1e-13, True: 1e-10}
 
 
 def _physical_root_scaled(xi, a, b, c):
@@ -156,10 +158,11 @@ class AttentionLaw(SpectralLaw):
     **Forms.** ``"exact"``: the above. ``"marchenko-pastur"`` when c b² < 1e-17 (β ≳ 5): the
     R-transform is k(h) − 1/h = h + c b² h³/(1 − p h²), semicircle(1) plus a term of relative
     size c b², below double precision, so ν_∞ = MP(1, s) to rounding. ``"small-beta"`` when
-    a < 1e-13 (β ≲ 4.5e-7): a → 0 leaves ν_∞ = β²·(law of M) (``ScoreProductLaw(c)``) for
-    c ≤ 1; for c > 1 the atom 1 − 1/c of M at 0 is spread by the noise into w·MP(1, α²w),
-    w = 1 − 1/c (near 0 the subordination equation reduces to the semicircle one
-    G = w/(z − a G)). Both corrections are O(a) relative, below 1e-12.
+    a < 1e-13 (β ≲ 4.5e-7; a < 1e-10, β ≲ 1.4e-5, for c ≥ 2): a → 0 leaves
+    ν_∞ = β²·(law of M) (``ScoreProductLaw(c)``) for c ≤ 1; for c > 1 the atom 1 − 1/c
+    of M at 0 is spread by the noise into w·MP(1, α²w), w = 1 − 1/c (near 0 the
+    subordination equation reduces to the semicircle one G = w/(z − a G)). Its CDF error is O(a), measured ≤ 250a for c < 2 and ≤ 0.4a for
+    c ≥ 2, below 3e-11 where it is used (``form_error``).
 
     Moments come from the free cumulants of the symmetrised law, κ₂ = s and
     κ_{2j} = c^{j−1}β^{2j} (j ≥ 2): ``moment(k)`` is its moment of order 2k, exact up to
@@ -207,8 +210,9 @@ class AttentionLaw(SpectralLaw):
         self._kp = self.c * self._kb                     # p = c b
         if self.c * self._kb ** 2 < _MP_FORM_BELOW:
             self.form, self.form_error = "marchenko-pastur", self.c * self._kb ** 2
-        elif self._ka < _SMALL_FORM_BELOW:
-            self.form, self.form_error = "small-beta", 250.0 * self._ka
+        elif self._ka < _SMALL_FORM_BELOW[self.c >= 2]:
+            self.form = "small-beta"
+            self.form_error = (0.4 if self.c >= 2 else 250.0) * self._ka
         else:
             self.form, self.form_error = "exact", 0.0
         self._pieces_list = self._find_intervals()
