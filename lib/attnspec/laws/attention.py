@@ -8,16 +8,14 @@ checked) and offers ``pdf``, ``cdf``, ``ppf``, ``moment``, ``mean``, ``var``, ``
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from .._validation import check_float
+from .._validation import check_beta, check_float
 from ..freeprob.ladder import continue_to_axis
 from ..freeprob.roots import polish, quartic_roots
 from ..freeprob.series import free_cumulant_moments
 from ..freeprob.transforms import nu_inf_free_cumulants, nu_inf_inverse_cauchy
-from ..hermite import BETA_MAX, noise_variance
+from ..hermite import noise_variance, total_variance
 from .base import C_MAX, C_MIN, LawAccuracyError, SpectralLaw
 from .classical import ScoreProductLaw
 
@@ -196,10 +194,10 @@ class AttentionLaw(SpectralLaw):
     _cheb_points, _max_pieces = (128, 256), 120  # graded pieces (small β, c ≈ 1, near-cusps)
 
     def __init__(self, beta, c=1.0):
-        self.beta = check_float("beta", beta, min=0, max=BETA_MAX, min_open=True)
+        self.beta = check_beta(beta)
         self.c = check_float("c", c, min=C_MIN, max=C_MAX)
         beta2 = self.beta * self.beta
-        self.s = math.expm1(beta2)
+        self.s = total_variance(self.beta)
         self.noise_variance = noise_variance(self.beta)
         if self.beta < BETA_MIN_REPRESENTABLE:
             raise LawAccuracyError(

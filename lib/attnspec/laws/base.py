@@ -74,10 +74,10 @@ import numpy as np
 from numpy.polynomial import chebyshev as _cheb
 from scipy.fft import dct
 
-from .._validation import ParameterTypeError, check_float, check_int, check_rng
+from .._validation import (as_float_array, check_float, check_int, check_rng, check_size,
+                           scalar_or_array)
 
-__all__ = ["SpectralLaw", "LawAccuracyError", "as_float_array", "scalar_or_array",
-           "MASS_TOL", "MOMENT_TOL", "C_MIN", "C_MAX", "check_size"]
+__all__ = ["SpectralLaw", "LawAccuracyError", "MASS_TOL", "MOMENT_TOL", "C_MIN", "C_MAX"]
 
 #: Documented domain of the aspect ratio c = ℓ/d_qk of AttentionLaw and ScoreProductLaw
 #: (with ``hermite.BETA_MAX`` for β): every law refuses c outside it with a ValueError.
@@ -97,35 +97,6 @@ MOMENT_TOL = 1e-9
 class LawAccuracyError(ValueError):
     """A law cannot meet its stated accuracy at these parameters (the message names the
     parameter that is out of reach). Raised when the law is built, never later."""
-
-
-def as_float_array(x, name="x"):
-    """``x`` as a float64 array; ``None``, strings, objects and complex values raise a
-    ``TypeError`` naming ``name``."""
-    if x is None:
-        raise ParameterTypeError(f"{name} must be a real number or an array of real numbers; "
-                                 f"got {name}=None")
-    arr = np.asarray(x)
-    if np.iscomplexobj(arr):
-        raise ParameterTypeError(f"{name} must be real; got {name}={x!r} (complex)")
-    if arr.dtype.kind not in "biuf":
-        raise ParameterTypeError(f"{name} must be a real number or an array of real numbers; "
-                                 f"got {name}={x!r} ({type(x).__name__}, dtype {arr.dtype})")
-    return arr.astype(np.float64, copy=False)
-
-
-def check_size(size):
-    """``size`` of ``rvs``: None, a non-negative int or a tuple of non-negative ints."""
-    if size is None:
-        return None
-    if isinstance(size, tuple):
-        return tuple(check_int("size", n, min=0) for n in size)
-    return check_int("size", size, min=0)
-
-
-def scalar_or_array(out, x):
-    """A Python float for a 0-d input ``x``, the array otherwise (scipy's convention)."""
-    return float(out) if np.ndim(x) == 0 else out
 
 
 class _Piece:

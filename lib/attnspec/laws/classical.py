@@ -11,10 +11,11 @@ import math
 
 import numpy as np
 
-from .._validation import check_float, check_int, check_rng
+from .._validation import (as_float_array, check_float, check_int, check_rng, check_size,
+                           scalar_or_array)
 from ..freeprob.roots import cubic_roots, polish
 from ..freeprob.transforms import mp_edges, mp_moment, score_product_edges
-from .base import C_MAX, C_MIN, SpectralLaw, check_size, as_float_array, scalar_or_array
+from .base import C_MAX, C_MIN, SpectralLaw
 
 __all__ = ["MarchenkoPastur", "ScoreProductLaw", "Semicircle"]
 
