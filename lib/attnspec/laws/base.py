@@ -102,7 +102,7 @@ class LawAccuracyError(ValueError):
 class _Piece:
     """One support interval: the Chebyshev series of the CDF in the angle θ."""
 
-    def __init__(self, a, b, kind, pdf, points=(64, 2048)):
+    def __init__(self, a, b, kind, pdf, points=(64, 2048), trim=1e-17):
         if kind not in _KIND_POWER:
             raise ValueError(f"left_kind must be one of {sorted(_KIND_POWER)}; got {kind!r}")
         self.a, self.b, self.kind, self.m = float(a), float(b), kind, _KIND_POWER[kind]
@@ -123,9 +123,13 @@ class _Piece:
                 self.converged = False
                 break
             n *= 2
-        keep = np.nonzero(np.abs(coef) > 1e-17 * scale)[0]
-        coef = coef[: keep[-1] + 1] if keep.size else coef[:1]
-        self.error = float(np.sum(np.abs(coef[-max(4, n // 16):]))) * np.pi / 2
+        tail = float(np.sum(np.abs(coef[-max(4, n // 16):])))
+        keep = np.nonzero(np.abs(coef) > trim * scale)[0]
+        last = keep[-1] + 1 if keep.size else 1
+        dropped = float(np.sum(np.abs(coef[last:])))
+        coef = coef[:last]
+        # tail estimate of the series plus what the trimming dropped
+        self.error = (tail + dropped) * np.pi / 2
         self.nodes, self.values = theta, vals
         self.density = coef * (np.pi / 2)               # dF/dy with y = 2θ/π − 1
         self.cumulative = _cheb.chebint(self.density, lbnd=-1)
@@ -217,14 +221,14 @@ class _Piece:
         return float(np.sum(coef[::2] * 2.0 / (1.0 - k ** 2.0)) * np.pi / 2)
 
 
-def _build_pieces(a, b, kind, pdf, points, max_pieces):
+def _build_pieces(a, b, kind, pdf, points, max_pieces, trim):
     """Chebyshev pieces covering [a, b]: one if it converges, else cut in three at x(π/4)
     and x(3π/4) and recurse (graded geometrically towards both ends, where the density
     varies fastest; a law puts a cut at each near-singular point of its density)."""
     todo, done = [(a, b, kind)], []
     while todo:
         lo, hi, k = todo.pop()
-        piece = _Piece(lo, hi, k, pdf, points)
+        piece = _Piece(lo, hi, k, pdf, points, trim)
         if piece.converged or len(done) + len(todo) + 1 >= max_pieces:
             done.append(piece)
             continue
@@ -245,8 +249,9 @@ class SpectralLaw(abc.ABC):
 
     _atom = 0.0
     _left_edge = "soft"
-    #: Chebyshev points per piece (first try, most), and pieces per interval (1: never cut).
-    _cheb_points, _max_pieces = (64, 2048), 1
+    #: Chebyshev points per piece (first try, most), and pieces per interval (1: never cut);
+    #: trailing coefficients below ``_cheb_trim`` of the largest are dropped (cheaper cdf/ppf).
+    _cheb_points, _max_pieces, _cheb_trim = (64, 2048), 1, 1e-17
 
     def __init__(self):
         a, b = self._support()
@@ -282,7 +287,7 @@ class SpectralLaw(abc.ABC):
             pieces = []
             for a, b, kind in self._intervals():
                 pieces += _build_pieces(a, b, kind, self._pdf, self._cheb_points,
-                                        self._max_pieces)
+                                        self._max_pieces, self._cheb_trim)
             self._pieces_cache = pieces
         return self._pieces_cache
 
