@@ -159,8 +159,9 @@ class AttentionLaw(SpectralLaw):
     a < 1e-13 (β ≲ 4.5e-7; a < 1e-10, β ≲ 1.4e-5, for c ≥ 2): a → 0 leaves
     ν_∞ = β²·(law of M) (``ScoreProductLaw(c)``) for c ≤ 1; for c > 1 the atom 1 − 1/c
     of M at 0 is spread by the noise into w·MP(1, α²w), w = 1 − 1/c (near 0 the
-    subordination equation reduces to the semicircle one G = w/(z − a G)). Its CDF error is O(a), measured ≤ 250a for c < 2 and ≤ 0.4a for
-    c ≥ 2, below 3e-11 where it is used (``form_error``).
+    subordination equation reduces to the semicircle one G = w/(z − a G)). Its CDF error
+    is O(a), measured ≤ 250a for c < 2 and ≤ 0.4a for c ≥ 2, below 3e-11 where it is used
+    (``form_error``).
 
     Moments come from the free cumulants of the symmetrised law, κ₂ = s and
     κ_{2j} = c^{j−1}β^{2j} (j ≥ 2): ``moment(k)`` is its moment of order 2k, exact up to
@@ -168,8 +169,9 @@ class AttentionLaw(SpectralLaw):
 
     Accuracy: at build the law integrates its density over its pieces and checks mass 1 to
     1e-10 and m₁ = s, m₂ = 2s² + cβ⁴ to 1e-9 relative (``LawAccuracyError`` otherwise).
-    Measured against an mpmath oracle (tests/test_laws.py, tests/test_laws_attention_domain.py):
-    density ≤ 1e-10 relative in the bulk, edges ≤ 1e-12 relative, cdf ≤ 1e-10 absolute.
+    Measured against mpmath oracles (tests/test_laws_attention.py,
+    tests/test_laws_attention_domain.py): density ≤ 1e-10 relative in the bulk, edges
+    ≤ 1e-12 relative, cdf ≤ 1e-10 absolute, over the whole domain.
 
     Examples
     --------
