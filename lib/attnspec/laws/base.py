@@ -50,8 +50,9 @@ coefficients fall below 1e-14 of the largest, or their sum below 1e-16 in mass; 
 ``_max_pieces > 1`` cuts a piece that needs more in three, at the angles π/4 and 3π/4, so
 that features at very different scales, e.g. near a hard edge at small β, get geometrically
 graded pieces), integrated exactly, and evaluated for ``cdf``. ``_cdf_error`` holds the
-tail estimate (typically ≤ 1e-14); ``_mass_error`` the computed total mass minus one (a check of the density itself). ``ppf`` inverts the same
-series by bracketed Newton in ``θ`` (vectorised); ``rvs`` is ``ppf`` of uniforms.
+tail estimate (typically ≤ 1e-14); ``_mass_error`` the computed total mass minus one (a
+check of the density itself). ``ppf`` inverts the same series by bracketed Newton in ``θ``
+(vectorised); ``rvs`` is ``ppf`` of uniforms.
 Moments without a closed form use the same interpolants (Fejér quadrature).
 
 Accuracy contract: ``_check_accuracy`` (called when a law is built) computes the total mass
