@@ -73,6 +73,7 @@ _EXPORTS = {
     "ParameterError": "_validation",
     "ParameterTypeError": "_validation",
     "UnresolvedLawError": "laws.multihead",
+    "LawAccuracyError": "laws.base",
     "SweepError": "sweeps",
     "WeightsError": "pretrained.minilm",
 }
