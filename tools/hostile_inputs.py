@@ -89,8 +89,8 @@ def _law_is_right(law):
     pieces = law.intervals() if hasattr(law, "intervals") else [law.support()]
     mass = mean = 0.0
     for a, b in pieces:
-        mass += quad(law.pdf, a, b, limit=200)[0]
-        mean += quad(lambda t: t * law.pdf(t), a, b, limit=200)[0]
+        mass += quad(law.pdf, a, b, limit=400, epsabs=0, epsrel=1e-10)[0]
+        mean += quad(lambda t: t * law.pdf(t), a, b, limit=400, epsabs=0, epsrel=1e-10)[0]
     x = law.ppf(0.5)
     return (abs(mass - 1) < 1e-6 and abs(mean / law.moment(1) - 1) < 1e-6
             and abs(law.cdf(x) - 0.5) < 1e-9)
