@@ -1,0 +1,1 @@
+"""experiments subpackage (see attnspec/__init__.py for the public names)."""

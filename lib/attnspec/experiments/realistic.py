@@ -1,0 +1,179 @@
+r"""How far the theorem reaches: random attention with one assumption relaxed (chapter 9).
+
+Each *relaxation* changes one assumption of the theorem (MATH.md §1–§2) and keeps Gaussian
+weights:
+
+``"causal"``
+    a causal mask (row i attends to keys j ≤ i); observable Y = N(A − U)/√ℓ and the masked
+    linear model (:mod:`attnspec.sampling.masked`); d_qk = ℓ/c.
+``"iid_tokens"``
+    unit-norm i.i.d. Gaussian token rows, ℓ = γd > d (:func:`attnspec.gaussian_tokens`),
+    explicit W_Q, W_K ∈ ℝ^{d×d_qk}, d_qk = ℓ/c; linear model on the same scores.
+``"shared_mean"``
+    the same with a shared mean direction of weight ρ (``shared``).
+``"head_width"``
+    the theorem's inputs with a realistic head width d_qk = d_h fixed while ℓ grows
+    (c = ℓ/d_h ≫ 1).
+
+For each ℓ, :func:`relaxation_study` draws coupled pairs (softmax attention and the linear
+model built on the *same* scores) and measures Kolmogorov–Smirnov distances of the bulks to
+each other, to ν_∞(β, c) and to Marchenko–Pastur MP(1, s).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._validation import check_choice, check_float, check_int
+from ..freeprob.variance_profile import TriangularProfileLaw
+from ..laws import AttentionLaw, MarchenkoPastur
+from ..models import attention_from_weights, centered, softmax_attention
+from ..sampling.inputs import gaussian_tokens, scores_linear_model
+from ..sampling.masked import causal_attention, causal_centered, causal_linear_equivalent
+from ..spectra import ks_distance, squared_singular_values
+
+__all__ = ["RELAXATIONS", "relaxation_spectra", "relaxation_study", "law_or_none"]
+
+RELAXATIONS = ("causal", "iid_tokens", "shared_mean", "head_width")
+
+
+def law_or_none(beta, c):
+    """``AttentionLaw(beta, c)``, or ``None`` when (β, c) is outside the law's domain.
+
+    The reason is not swallowed silently: callers report such a point as out of reach.
+    """
+    try:
+        return AttentionLaw(beta, c)
+    except ValueError:
+        return None
+
+
+def _widths(relaxation, ell, c, gamma, d_h):
+    """(d, d_qk) of one relaxation at size ℓ (d is None where no explicit input is used)."""
+    if relaxation == "head_width":
+        return None, d_h
+    d_qk = max(1, round(ell / c))
+    if relaxation == "causal":
+        return None, d_qk
+    return max(1, round(ell / gamma)), d_qk
+
+
+def relaxation_spectra(relaxation, ell, beta, rng, *, c=1.0, gamma=2.0, shared=0.25, d_h=64):
+    r"""One coupled draw: squared singular values of softmax attention and its linear model.
+
+    Parameters
+    ----------
+    relaxation : str
+        One of :data:`RELAXATIONS` (module docstring).
+    ell : int
+        Tokens ℓ ≥ 2.
+    beta : float
+        Inverse temperature β > 0.
+    rng : numpy.random.Generator, SeedSequence or int
+        Source of randomness (the linear model's noise Z is drawn after the attention).
+    c : float
+        ℓ/d_qk for ``causal``, ``iid_tokens``, ``shared_mean`` (0 < c ≤ 100).
+    gamma : float
+        ℓ/d for ``iid_tokens`` and ``shared_mean`` (0 < γ ≤ 100; γ > 1 means ℓ > d).
+    shared : float
+        ρ ∈ [0, 1) of ``shared_mean`` (``iid_tokens`` uses ρ = 0).
+    d_h : int
+        Head width of ``head_width`` (1 ≤ d_h).
+
+    Returns
+    -------
+    dict
+        ``{"softmax": values, "linear": values}``, each sorted descending (float64).
+    """
+    relaxation = check_choice("relaxation", relaxation, RELAXATIONS)
+    ell = check_int("ell", ell, min=2)
+    c = check_float("c", c, min=0, max=100, min_open=True)
+    gamma = check_float("gamma", gamma, min=0, max=100, min_open=True)
+    shared = check_float("shared", shared, min=0, max=1, max_open=True)
+    d_h = check_int("d_h", d_h, min=1)
+    rng = np.random.default_rng(rng)
+    d, d_qk = _widths(relaxation, ell, c, gamma, d_h)
+    if relaxation == "causal":
+        A, S = causal_attention(ell, d_qk, beta, rng, return_scores=True)
+        return {"softmax": squared_singular_values(causal_centered(A)),
+                "linear": squared_singular_values(causal_linear_equivalent(S, beta, rng))}
+    if relaxation == "head_width":
+        A, S = softmax_attention(ell, d_qk, beta, rng, return_scores=True)
+    else:
+        X = gaussian_tokens(ell, d, rng, shared=shared if relaxation == "shared_mean" else 0.0)
+        W_Q, W_K = rng.standard_normal((d, d_qk)), rng.standard_normal((d, d_qk))
+        A, S = attention_from_weights(X, W_Q, W_K, beta, return_scores=True)
+    return {"softmax": squared_singular_values(centered(A)),
+            "linear": squared_singular_values(scores_linear_model(S, beta, rng))}
+
+
+def relaxation_study(relaxation, ells, *, beta=1.0, draws=1, seed=0, drop_top=3, **options):
+    r"""KS distances against ℓ for one relaxation (coupled softmax / linear-model draws).
+
+    Parameters
+    ----------
+    relaxation : str
+        One of :data:`RELAXATIONS`.
+    ells : sequence of int
+        Sizes ℓ ≥ 8, at most 8 of them.
+    beta : float
+        Inverse temperature β > 0.
+    draws : int
+        Draws per size, 1 ≤ draws ≤ 100, pooled.
+    seed : int
+        Seed; draw k of size ℓ uses its own stream of ``SeedSequence(seed)``.
+    drop_top : int
+        Largest values removed from each softmax and linear-model draw before every bulk
+        statistic (finite-ℓ outliers, MATH.md §5), 0 ≤ drop_top < ℓ/4.
+    **options
+        ``c``, ``gamma``, ``shared``, ``d_h`` of :func:`relaxation_spectra`.
+
+    Returns
+    -------
+    list of dict
+        One row per ℓ: ``ell``, ``c`` (= ℓ/d_qk, the ratio of the law), ``law`` (the
+        :class:`AttentionLaw` or ``None`` if out of its domain), ``spectra`` (``softmax`` and
+        ``linear``: lists of per-draw bulks) and ``ks``: ``softmax_linear`` (two-sample),
+        ``softmax_law``, ``linear_law`` (NaN when the law is out of reach), ``softmax_mp``,
+        ``linear_mp`` (MP(1, s)), and for ``causal`` also ``softmax_masked_iid``,
+        ``linear_masked_iid`` (the masked i.i.d.-score law, :class:`TriangularProfileLaw` with
+        scale s).
+    """
+    relaxation = check_choice("relaxation", relaxation, RELAXATIONS)
+    ells = [check_int("ells[]", e, min=8) for e in ells]
+    if not 1 <= len(ells) <= 8:
+        raise ValueError(f"ells must hold 1 to 8 sizes; got {len(ells)}")
+    beta = check_float("beta", beta, min=0, max=5, min_open=True)
+    draws = check_int("draws", draws, min=1, max=100)
+    seed = check_int("seed", seed, min=0)
+    drop_top = check_int("drop_top", drop_top, min=0, max=min(ells) // 4 - 1)
+    unknown = set(options) - {"c", "gamma", "shared", "d_h"}
+    if unknown:
+        raise TypeError(f"unknown options {sorted(unknown)}; allowed: c, gamma, shared, d_h")
+    s = math.expm1(beta ** 2)
+    mp = MarchenkoPastur(1.0, s)
+    masked_iid = TriangularProfileLaw(s)
+    streams = np.random.SeedSequence(seed).spawn(len(ells) * draws)
+    rows = []
+    for index, ell in enumerate(ells):
+        spectra = {"softmax": [], "linear": []}
+        for k in range(draws):
+            pair = relaxation_spectra(relaxation, ell, beta, streams[index * draws + k],
+                                      **options)
+            for key, values in pair.items():
+                spectra[key].append(values[drop_top:])
+        _, d_qk = _widths(relaxation, ell, options.get("c", 1.0), options.get("gamma", 2.0),
+                          options.get("d_h", 64))
+        c = ell / d_qk
+        law = law_or_none(beta, c)
+        pooled = {key: np.concatenate(values) for key, values in spectra.items()}
+        ks = {"softmax_linear": ks_distance(pooled["softmax"], pooled["linear"])}
+        for key in ("softmax", "linear"):
+            ks[f"{key}_law"] = ks_distance(pooled[key], law) if law else float("nan")
+            ks[f"{key}_mp"] = ks_distance(pooled[key], mp)
+            if relaxation == "causal":
+                ks[f"{key}_masked_iid"] = ks_distance(pooled[key], masked_iid)
+        rows.append({"ell": ell, "c": c, "law": law, "spectra": spectra, "ks": ks})
+    return rows

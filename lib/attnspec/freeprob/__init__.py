@@ -1,0 +1,1 @@
+"""freeprob subpackage (see attnspec/__init__.py for the public names)."""

@@ -1,0 +1,262 @@
+r"""Gram matrices of Gaussian matrices with a variance profile: the vector Dyson equation.
+
+Let X be an ℓ×ℓ matrix with independent centred Gaussian entries of variance
+E X_ij² = σ²(i/ℓ, j/ℓ)/ℓ. As ℓ → ∞ the eigenvalue law of X Xᵀ (the squared singular values
+of X) converges to a deterministic law whose Stieltjes transform is
+
+.. math:: m(z) = \int_0^1 ψ(x)\,dx, \qquad
+          ψ(x) = \frac{-1}{z\,(1 + \int_0^1 σ^2(x, y)\, \tilde ψ(y)\,dy)}, \qquad
+          \tilde ψ(y) = \frac{-1}{z\,(1 + \int_0^1 σ^2(x, y)\, ψ(x)\,dx)},
+
+the vector Dyson (quadratic vector) equation of the Gram matrix
+(Hachem, Loubaton & Najim 2007; Ajanki, Erdős & Krüger 2019), solved for Im z > 0 with
+Im ψ, Im ψ̃ > 0. A flat profile σ² gives Marchenko–Pastur MP(1, σ²).
+
+The causal (lower-triangular) profile σ²·1{y ≤ x} has a closed form (derived in the book,
+chapter 9, consistent with Dykema & Haagerup's DT operators: the moments are
+σ^{2n} nⁿ/(n + 1)!). With v ∈ (0, π),
+
+.. math:: t(v) = σ^2 \frac{\sin v}{v} e^{v\cot v}, \qquad
+          ρ(t(v)) = \frac{\sin v\, e^{-v\cot v}}{π σ^2}, \qquad
+          F(t(v)) = \frac{π - v + \sin^2 v / v}{π},
+
+supported on [0, e σ²]: :class:`TriangularProfileLaw`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._validation import ParameterTypeError, check_float, check_int, check_rng
+
+__all__ = ["variance_profile_density", "TriangularProfileLaw", "triangular_profile"]
+
+
+def triangular_profile(n, scale=1.0):
+    r"""Cell averages of the causal profile σ²·1{y ≤ x} on an n×n grid of [0, 1]².
+
+    Parameters
+    ----------
+    n : int
+        Grid cells per axis, n ≥ 1.
+    scale : float
+        σ² > 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        n×n array: σ² below the diagonal, σ²/2 on it (the cell average of the triangle),
+        0 above.
+    """
+    n = check_int("n", n, min=1)
+    scale = check_float("scale", scale, min=0, min_open=True)
+    profile = np.tril(np.full((n, n), scale), k=-1)
+    profile[np.diag_indices(n)] = scale / 2
+    return profile
+
+
+def _check_profile(profile):
+    array = np.asarray(profile)
+    if array.ndim != 2 or array.shape[0] != array.shape[1] or array.shape[0] < 1 \
+            or not np.issubdtype(array.dtype, np.number) or np.iscomplexobj(array):
+        raise ParameterTypeError("profile must be a square 2-D real array (cell averages of "
+                                 f"σ²(x, y)); got shape {array.shape}, dtype {array.dtype}")
+    array = array.astype(np.float64)
+    if not np.isfinite(array).all() or (array < 0).any() or not (array > 0).any():
+        raise ValueError("profile must be finite, non-negative and not all zero; got values "
+                         f"in [{np.nanmin(array)}, {np.nanmax(array)}]")
+    return array
+
+
+def _dyson_step(psi, z, profile):
+    """Residual F(ψ) = ψ + 1/(z v) of the discretised equation, with u, v."""
+    n = profile.shape[0]
+    u = 1.0 + psi @ profile / n                # 1 + ∫ σ²(x, y) ψ(x) dx, per column y
+    psi_tilde = -1.0 / (z[:, None] * u)
+    v = 1.0 + psi_tilde @ profile.T / n         # 1 + ∫ σ²(x, y) ψ̃(y) dy, per row x
+    return psi + 1.0 / (z[:, None] * v), u, v
+
+
+def _newton(psi, z, profile, tol, max_steps=30):
+    """Newton's method on F(ψ) = 0 at each z (batched); returns ψ and the final residual."""
+    n = profile.shape[0]
+    eye = np.eye(n)
+    for _ in range(max_steps):
+        F, u, v = _dyson_step(psi, z, profile)
+        residual = np.max(np.abs(F), axis=1)
+        if np.all(residual <= tol * np.maximum(1.0, np.max(np.abs(psi), axis=1))):
+            break
+        # J = I − diag(1/(z v²)) Σ diag(1/(z u²)) Σᵀ / n²
+        inner = profile[None, :, :] * (1.0 / (z[:, None] * u ** 2))[:, None, :]
+        J = eye - (1.0 / (z[:, None] * v ** 2))[:, :, None] * (inner @ profile.T) / n ** 2
+        step = np.linalg.solve(J, F[:, :, None])[:, :, 0]
+        psi = psi - step
+    F, _, _ = _dyson_step(psi, z, profile)
+    return psi, np.max(np.abs(F), axis=1)
+
+
+def variance_profile_density(profile, t, *, eta_min=1e-9, tol=1e-11):
+    r"""Density of the limit law of X Xᵀ for a Gaussian X with a variance profile.
+
+    Parameters
+    ----------
+    profile : array_like
+        n×n cell averages of σ²(x, y) on [0, 1]² (row x, column y; e.g.
+        :func:`triangular_profile`); entries ≥ 0, finite, not all zero.
+    t : array_like
+        Points t > 0 (finite) where the density is wanted.
+    eta_min : float
+        Final distance η of z = t + iη to the real axis, relative to the scale of the law
+        (the largest row mean of the profile); 0 < eta_min ≤ 1e-3.
+    tol : float
+        Newton tolerance on the residual of the discretised equation, 0 < tol ≤ 1e-6.
+
+    Returns
+    -------
+    numpy.ndarray
+        ρ(t) = Im m(t + iη_min)/π, same shape as ``t``.
+
+    Notes
+    -----
+    Solves the discretised vector Dyson equation (module docstring) with n unknowns ψ (ψ̃
+    eliminated), for all t at once: damped fixed-point iteration at a large η, then
+    Newton's method continued down a geometric ladder of 40 values of η to η_min, keeping
+    the physical branch Im ψ > 0 (MATH.md §3's recipe for ν_∞). Raises ``RuntimeError`` if a
+    point fails to converge. Accuracy: the discretised equation is solved to ``tol``; the
+    discretisation of a discontinuous profile costs O(1/n) (tests/test_variance_profile.py:
+    flat profile within 1e-8 of Marchenko–Pastur at any n; causal profile within 2e-2
+    relative of the closed form at n = 100, 3 % → 1.5 % from n = 50 to 100 in the bulk).
+    Cost O(len(t)·n³) per Newton step: n ≤ 150 and a few hundred points take seconds.
+    """
+    profile = _check_profile(profile)
+    eta_min = check_float("eta_min", eta_min, min=0, max=1e-3, min_open=True)
+    tol = check_float("tol", tol, min=0, max=1e-6, min_open=True)
+    t0 = np.asarray(t, dtype=np.float64)
+    t_flat = t0.reshape(-1)
+    if t_flat.size == 0 or not np.isfinite(t_flat).all() or (t_flat <= 0).any():
+        raise ValueError("t must be a non-empty array of finite values > 0; got values in "
+                         f"[{np.min(t_flat) if t_flat.size else None}, "
+                         f"{np.max(t_flat) if t_flat.size else None}]")
+    scale = float(np.max(profile.mean(axis=1)))
+    etas = scale * np.geomspace(4.0 + np.max(t_flat) / scale, eta_min, 40)
+    z = t_flat + 1j * etas[0]
+    psi = np.tile(-1.0 / z[:, None], (1, profile.shape[0]))
+    for _ in range(200):                       # far from the axis: a contraction
+        F, _, _ = _dyson_step(psi, z, profile)
+        psi = psi - 0.5 * F
+    for eta in etas:
+        z = t_flat + 1j * eta
+        psi, residual = _newton(psi, z, profile, tol)
+        psi.imag = np.maximum(psi.imag, 0.0)
+    bad = ~(residual <= 10 * tol * np.maximum(1.0, np.max(np.abs(psi), axis=1)))
+    if bad.any():
+        raise RuntimeError(f"vector Dyson equation did not converge at t = {t_flat[bad][:5]} "
+                           f"(residual {residual[bad][:5]})")
+    density = psi.mean(axis=1).imag / np.pi
+    return density.reshape(t0.shape)
+
+
+class TriangularProfileLaw:
+    r"""Limit law of X Xᵀ for the causal profile σ²·1{j ≤ i} (chapter 9; closed form).
+
+    The squared singular values of an ℓ×ℓ lower-triangular Gaussian matrix with entries of
+    variance σ²/ℓ; the noise-only part of the masked Gaussian-equivalent model; the law of
+    T*T for Dykema & Haagerup's quasinilpotent DT operator T (scaled by σ²).
+
+    Parameters
+    ----------
+    scale : float, default 1.0
+        σ² > 0 (finite).
+
+    Notes
+    -----
+    Parametrised by v ∈ (0, π) (module docstring): t(v) = σ² sin v e^{v cot v}/v decreases
+    from e σ² to 0, ρ(t(v)) = sin v e^{−v cot v}/(πσ²) and F(t(v)) = (π − v + sin²v/v)/π.
+    Mean σ²/2, moments σ^{2n} nⁿ/(n + 1)!. Near 0 the density blows up like
+    1/(t log² t) (integrable, faster than the t^{−1/2} of Marchenko–Pastur). ``cdf`` and
+    ``pdf`` invert t(v) by bisection in v (60 halvings: v to ~3e-18·π, i.e. to rounding).
+    """
+
+    def __init__(self, scale=1.0):
+        self.scale = check_float("scale", scale, min=0, min_open=True)
+
+    def __repr__(self):
+        return f"TriangularProfileLaw(scale={self.scale!r})"
+
+    def support(self):
+        """``(0, e σ²)``."""
+        return 0.0, math.e * self.scale
+
+    def _t_of_v(self, v):
+        with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+            return self.scale * np.sin(v) / v * np.exp(v / np.tan(v))
+
+    def _v_of_t(self, t):
+        """The v ∈ (0, π) with t(v) = t, for 0 < t < e σ² (t decreases in v)."""
+        low, high = np.zeros_like(t), np.full_like(t, np.pi)
+        for _ in range(60):
+            mid = 0.5 * (low + high)
+            above = self._t_of_v(mid) > t
+            low = np.where(above, mid, low)
+            high = np.where(above, high, mid)
+        return 0.5 * (low + high)
+
+    def _evaluate(self, x, inside_value, below, above):
+        x0 = np.asarray(x, dtype=np.float64)
+        x = x0.reshape(-1)
+        out = np.where(x <= 0, below, above).astype(np.float64)
+        inside = (x > 0) & (x < math.e * self.scale)
+        if inside.any():
+            out[inside] = inside_value(self._v_of_t(x[inside]))
+        out[np.isnan(x)] = np.nan
+        out = out.reshape(x0.shape)
+        return float(out) if out.ndim == 0 else out
+
+    def pdf(self, x):
+        """Density (0 outside (0, e σ²))."""
+        def density(v):
+            with np.errstate(over="ignore"):
+                return np.sin(v) * np.exp(-v / np.tan(v)) / (np.pi * self.scale)
+        return self._evaluate(x, density, 0.0, 0.0)
+
+    def cdf(self, x):
+        """Distribution function, exact: F(t(v)) = (π − v + sin²v/v)/π."""
+        return self._evaluate(x, lambda v: (np.pi - v + np.sin(v) ** 2 / v) / np.pi, 0.0, 1.0)
+
+    def ppf(self, q):
+        """Quantile: solve F(t(v)) = q for v by bisection, then t(v)."""
+        q0 = np.asarray(q, dtype=np.float64)
+        q = q0.reshape(-1)
+        out = np.full(q.shape, np.nan)
+        out[q == 0] = 0.0
+        out[q == 1] = math.e * self.scale
+        inside = (q > 0) & (q < 1)
+        low, high = np.zeros(inside.sum()), np.full(inside.sum(), np.pi)
+        target = q[inside]
+        for _ in range(60):                     # F(t(v)) decreases in v
+            mid = 0.5 * (low + high)
+            big = (np.pi - mid + np.sin(mid) ** 2 / mid) / np.pi > target
+            low = np.where(big, mid, low)
+            high = np.where(big, high, mid)
+        out[inside] = self._t_of_v(0.5 * (low + high))
+        out = out.reshape(q0.shape)
+        return float(out) if out.ndim == 0 else out
+
+    def moment(self, k):
+        """k-th moment σ^{2k} kᵏ/(k + 1)! (Dykema & Haagerup)."""
+        k = check_int("k", k, min=0)
+        return self.scale ** k * k ** k / math.factorial(k + 1) if k else 1.0
+
+    def mean(self):
+        """σ²/2."""
+        return self.moment(1)
+
+    def var(self):
+        """Variance 2σ⁴/3 − σ⁴/4 = 5σ⁴/12."""
+        return self.moment(2) - self.moment(1) ** 2
+
+    def rvs(self, size=None, rng=None):
+        """Random draws by inversion."""
+        return self.ppf(check_rng(rng).random(size))

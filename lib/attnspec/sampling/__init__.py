@@ -1,0 +1,1 @@
+"""sampling subpackage (see attnspec/__init__.py for the public names)."""
