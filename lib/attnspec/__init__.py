@@ -50,6 +50,21 @@ _EXPORTS = {
     # multihead_laws: limiting laws of the multi-head output (MATH.md §6)
     "multihead_moments": "multihead_laws",
     "MultiHeadLaw": "multihead_laws",
+    # sampling.masked: causal attention and its masked Gaussian equivalent (chapter 9)
+    "causal_attention": "sampling.masked",
+    "causal_centered": "sampling.masked",
+    "causal_linear_equivalent": "sampling.masked",
+    # sampling.inputs: token inputs beyond orthonormal rows (chapter 9)
+    "gaussian_tokens": "sampling.inputs",
+    "scores_linear_model": "sampling.inputs",
+    # freeprob.variance_profile: vector Dyson equation, causal-profile law (chapter 9)
+    "variance_profile_density": "freeprob.variance_profile",
+    "triangular_profile": "freeprob.variance_profile",
+    "TriangularProfileLaw": "freeprob.variance_profile",
+    # experiments.realistic: the theorem's assumptions relaxed one at a time (chapter 9)
+    "relaxation_study": "experiments.realistic",
+    "relaxation_spectra": "experiments.realistic",
+    "RELAXATIONS": "experiments.realistic",
     # sweeps: seeded parameter sweeps over executors
     "sweep": "sweeps",
     # parameters: chapter parameters for papermill reruns

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["book_style", "spectrum_histogram", "sorted_spectrum", "law_curve", "COLORS",
-           "histogram_over_sorted", "heat_map"]
+           "histogram_over_sorted", "heat_map", "ks_against_ell"]
 
 #: One colour per role, used consistently across the book.
 COLORS = {
@@ -236,3 +236,26 @@ def heat_map(ax, x, y, values, *, logx=True, lognorm=True, annotate="{:.2g}", cm
     if colorbar_label is not None:
         ax.figure.colorbar(mesh, ax=ax, label=colorbar_label)
     return mesh
+
+
+def ks_against_ell(ax, rows, series, *, markers="osD^v<>"):
+    """KS distance against ℓ on log–log axes, one line per entry of ``series``.
+
+    ``rows`` are the rows of :func:`attnspec.relaxation_study`; ``series`` maps a key of
+    ``row["ks"]`` to ``(label, color, linestyle)``. Points where a distance is NaN (a law out
+    of reach) are left out.
+    """
+    ells = np.array([row["ell"] for row in rows], dtype=float)
+    for k, (key, (label, color, ls)) in enumerate(series.items()):
+        values = np.array([row["ks"][key] for row in rows], dtype=float)
+        keep = np.isfinite(values)
+        ax.plot(ells[keep], values[keep], marker=markers[k % len(markers)], color=color,
+                ls=ls, lw=1.5, label=label)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xticks(ells)
+    ax.set_xticklabels([f"{e:g}" for e in ells])
+    ax.minorticks_off()
+    ax.set_xlabel(r"tokens $\ell$")
+    ax.set_ylabel("Kolmogorov–Smirnov distance")
+    return ax

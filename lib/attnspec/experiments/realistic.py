@@ -135,7 +135,8 @@ def relaxation_study(relaxation, ells, *, beta=1.0, draws=1, seed=0, drop_top=3,
     list of dict
         One row per ℓ: ``ell``, ``c`` (= ℓ/d_qk, the ratio of the law), ``law`` (the
         :class:`AttentionLaw` or ``None`` if out of its domain), ``spectra`` (``softmax`` and
-        ``linear``: lists of per-draw bulks) and ``ks``: ``softmax_linear`` (two-sample),
+        ``linear``: lists of per-draw full spectra, sorted descending) and ``ks``, computed
+        on the pooled bulks (top ``drop_top`` of each draw removed): ``softmax_linear`` (two-sample),
         ``softmax_law``, ``linear_law`` (NaN when the law is out of reach), ``softmax_mp``,
         ``linear_mp`` (MP(1, s)), and for ``causal`` also ``softmax_masked_iid``,
         ``linear_masked_iid`` (the masked i.i.d.-score law, :class:`TriangularProfileLaw` with
@@ -163,12 +164,13 @@ def relaxation_study(relaxation, ells, *, beta=1.0, draws=1, seed=0, drop_top=3,
             pair = relaxation_spectra(relaxation, ell, beta, streams[index * draws + k],
                                       **options)
             for key, values in pair.items():
-                spectra[key].append(values[drop_top:])
+                spectra[key].append(values)
         _, d_qk = _widths(relaxation, ell, options.get("c", 1.0), options.get("gamma", 2.0),
                           options.get("d_h", 64))
         c = ell / d_qk
         law = law_or_none(beta, c)
-        pooled = {key: np.concatenate(values) for key, values in spectra.items()}
+        pooled = {key: np.concatenate([v[drop_top:] for v in values])
+                  for key, values in spectra.items()}
         ks = {"softmax_linear": ks_distance(pooled["softmax"], pooled["linear"])}
         for key in ("softmax", "linear"):
             ks[f"{key}_law"] = ks_distance(pooled[key], law) if law else float("nan")
