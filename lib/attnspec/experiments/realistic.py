@@ -15,7 +15,7 @@ weights:
     the theorem's inputs with a realistic head width d_qk = d_h fixed while ℓ grows
     (c = ℓ/d_h ≫ 1).
 
-For each ℓ, :func:`relaxation_study` draws coupled pairs (softmax attention and the linear
+For each ℓ, :func:`attnspec.relaxation_study` draws coupled pairs (softmax attention and the linear
 model built on the *same* scores) and measures Kolmogorov–Smirnov distances of the bulks to
 each other, to ν_∞(β, c) and to Marchenko–Pastur MP(1, s).
 """
@@ -66,7 +66,7 @@ def relaxation_spectra(relaxation, ell, beta, rng, *, c=1.0, gamma=2.0, shared=0
     Parameters
     ----------
     relaxation : str
-        One of :data:`RELAXATIONS` (module docstring).
+        One of :data:`attnspec.experiments.realistic.RELAXATIONS` (module docstring).
     ell : int
         Tokens ℓ ≥ 2.
     beta : float
@@ -115,7 +115,7 @@ def relaxation_study(relaxation, ells, *, beta=1.0, draws=1, seed=0, drop_top=3,
     Parameters
     ----------
     relaxation : str
-        One of :data:`RELAXATIONS`.
+        One of :data:`attnspec.experiments.realistic.RELAXATIONS`.
     ells : sequence of int
         Sizes ℓ ≥ 8, at most 8 of them.
     beta : float
@@ -128,19 +128,19 @@ def relaxation_study(relaxation, ells, *, beta=1.0, draws=1, seed=0, drop_top=3,
         Largest values removed from each softmax and linear-model draw before every bulk
         statistic (finite-ℓ outliers, MATH.md §5), 0 ≤ drop_top < ℓ/4.
     **options
-        ``c``, ``gamma``, ``shared``, ``d_h`` of :func:`relaxation_spectra`.
+        ``c``, ``gamma``, ``shared``, ``d_h`` of :func:`attnspec.relaxation_spectra`.
 
     Returns
     -------
     list of dict
         One row per ℓ: ``ell``, ``c`` (= ℓ/d_qk, the ratio of the law), ``law`` (the
-        :class:`AttentionLaw` or ``None`` if out of its domain), ``spectra`` (``softmax`` and
-        ``linear``: lists of per-draw full spectra, sorted descending) and ``ks``, computed
-        on the pooled bulks (top ``drop_top`` of each draw removed): ``softmax_linear`` (two-sample),
-        ``softmax_law``, ``linear_law`` (NaN when the law is out of reach), ``softmax_mp``,
-        ``linear_mp`` (MP(1, s)), and for ``causal`` also ``softmax_masked_iid``,
-        ``linear_masked_iid`` (the masked i.i.d.-score law, :class:`TriangularProfileLaw` with
-        scale s).
+        :class:`attnspec.AttentionLaw`, or ``None`` if out of its domain), ``spectra``
+        (``softmax`` and ``linear``: lists of per-draw full spectra, sorted descending) and
+        ``ks``, computed on the pooled bulks (top ``drop_top`` of each draw removed):
+        ``softmax_linear`` (two-sample), ``softmax_law``, ``linear_law`` (NaN when the law
+        is out of reach), ``softmax_mp``, ``linear_mp`` (MP(1, s)), and for ``causal`` also
+        ``softmax_masked_iid``, ``linear_masked_iid`` (the masked i.i.d.-score law,
+        :class:`attnspec.TriangularProfileLaw` with scale s).
     """
     relaxation = check_choice("relaxation", relaxation, RELAXATIONS)
     ells = [check_int("ells[]", e, min=8) for e in ells]

@@ -20,7 +20,7 @@ chapter 9, consistent with Dykema & Haagerup's DT operators: the moments are
           ρ(t(v)) = \frac{\sin v\, e^{-v\cot v}}{π σ^2}, \qquad
           F(t(v)) = \frac{π - v + \sin^2 v / v}{π},
 
-supported on [0, e σ²]: :class:`TriangularProfileLaw`.
+supported on [0, e σ²]: :class:`attnspec.TriangularProfileLaw`.
 """
 
 from __future__ import annotations
@@ -65,8 +65,8 @@ def _check_profile(profile):
                                  f"σ²(x, y)); got shape {array.shape}, dtype {array.dtype}")
     array = array.astype(np.float64)
     if not np.isfinite(array).all() or (array < 0).any() or not (array > 0).any():
-        raise ValueError("profile must be finite, non-negative and not all zero; got values "
-                         f"in [{np.nanmin(array)}, {np.nanmax(array)}]")
+        raise ValueError("profile must be finite, non-negative and not all zero; got "
+                         f"min {array.min()}, max {array.max()}")
     return array
 
 
@@ -104,7 +104,7 @@ def variance_profile_density(profile, t, *, eta_min=1e-9, tol=1e-11):
     ----------
     profile : array_like
         n×n cell averages of σ²(x, y) on [0, 1]² (row x, column y; e.g.
-        :func:`triangular_profile`); entries ≥ 0, finite, not all zero.
+        :func:`attnspec.triangular_profile`); entries ≥ 0, finite, not all zero.
     t : array_like
         Points t > 0 (finite) where the density is wanted.
     eta_min : float

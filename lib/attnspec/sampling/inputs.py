@@ -1,7 +1,7 @@
 r"""Token inputs beyond orthonormal rows, and the linear model for given scores (chapter 9).
 
 The theorem assumes X Xᵀ = I_ℓ (so ℓ ≤ d). Real inputs are neither orthonormal nor fewer
-than the width: :func:`gaussian_tokens` samples unit-norm rows that are i.i.d. Gaussian
+than the width: :func:`attnspec.gaussian_tokens` samples unit-norm rows that are i.i.d. Gaussian
 directions (ℓ may exceed d) or share a mean direction u, as LayerNorm-ed embeddings of
 trained models do:
 
@@ -9,7 +9,7 @@ trained models do:
                      {\lvert \sqrt{ρ}\, u + \sqrt{1 - ρ}\, g_i/\sqrt{d} \rvert},
           \qquad g_i \sim N(0, I_d),
 
-so that x_i·x_j ≈ ρ for i ≠ j. :func:`scores_linear_model` is the Gaussian-equivalent
+so that x_i·x_j ≈ ρ for i ≠ j. :func:`attnspec.scores_linear_model` is the Gaussian-equivalent
 linear model (αZ + βS)/√ℓ of MATH.md §2 built on given scores S, to test whether the
 equivalence survives such inputs.
 """

@@ -1,0 +1,115 @@
+"""The vector Dyson solver and the causal-profile law against independent oracles.
+
+Oracles: Marchenko–Pastur's closed form (flat profile); Dykema & Haagerup's moments
+nⁿ/(n + 1)! of T*T for the quasinilpotent DT operator (published, not derived here); quadrature
+of the density (mass, moments, cdf); Monte Carlo of lower-triangular Gaussian matrices with
+standard-error tolerances.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from scipy.integrate import quad
+
+import attnspec
+from attnspec.freeprob.variance_profile import (TriangularProfileLaw, triangular_profile,
+                                                variance_profile_density)
+
+
+def test_flat_profile_is_marchenko_pastur_to_rounding():
+    t = np.linspace(0.05, 2.9, 40)
+    density = variance_profile_density(np.full((12, 12), 0.75), t)
+    assert np.max(np.abs(density - attnspec.MarchenkoPastur(1.0, 0.75).pdf(t))) < 1e-8
+
+
+def test_triangular_profile_converges_to_the_closed_form():
+    law = TriangularProfileLaw(2.0)
+    t = np.linspace(0.2, 0.9 * law.support()[1], 25)
+    errors = [np.max(np.abs(variance_profile_density(triangular_profile(n, 2.0), t)
+                            / law.pdf(t) - 1)) for n in (12, 24)]
+    assert errors[1] < 1e-2
+    assert errors[1] < errors[0]
+
+
+def test_solver_for_a_block_profile_matches_the_moments():
+    """A non-symmetric two-level profile: mass 1, the exact m₁ and m₂ of a variance profile
+    (m₂ = ∫(∫σ² dy)² dx + ∫(∫σ² dx)² dy), and Monte Carlo."""
+    profile = np.ones((2, 2))
+    profile[0, 1] = 3.0
+    fine = np.kron(profile, np.ones((8, 8)))
+    u = np.linspace(1e-4, math.sqrt(12.0), 600)          # t = u²: no singularity at 0
+    density = variance_profile_density(fine, u ** 2)
+    def integral(power):
+        return np.trapezoid(u ** (2 * power) * density * 2 * u, u)
+    m1 = profile.mean()
+    m2 = np.mean(profile.mean(axis=1) ** 2) + np.mean(profile.mean(axis=0) ** 2)
+    assert integral(0) == pytest.approx(1.0, abs=2e-3)
+    assert integral(1) == pytest.approx(m1, rel=2e-3)
+    assert integral(2) == pytest.approx(m2, rel=2e-3)
+    rng = np.random.default_rng(3)
+    n = 400
+    sigma = np.sqrt(np.kron(profile, np.ones((n // 2, n // 2))) / n)
+    mc = [np.mean(np.linalg.eigvalsh(X @ X.T) ** 2)
+          for X in (sigma * rng.standard_normal((n, n)) for _ in range(4))]
+    assert np.mean(mc) == pytest.approx(m2, rel=0.03)
+
+
+@pytest.mark.parametrize("scale", [1.0, 0.3])
+def test_triangular_law_moments_are_dykema_haagerup(scale):
+    law = TriangularProfileLaw(scale)
+    edge = law.support()[1]
+    assert edge == pytest.approx(math.e * scale)
+    for k in range(0, 5):
+        quadrature = quad(lambda v: law._t_of_v(v) ** k * (1 + math.sin(v) ** 2 / v ** 2
+                                                           - math.sin(2 * v) / v) / math.pi,
+                          1e-12, math.pi - 1e-12, limit=200)[0]
+        assert law.moment(k) == pytest.approx(k ** k / math.factorial(k + 1) * scale ** k
+                                              if k else 1.0)
+        assert quadrature == pytest.approx(law.moment(k), rel=1e-8)
+
+
+def test_triangular_law_cdf_pdf_ppf_are_consistent():
+    law = TriangularProfileLaw(1.5)
+    x = np.array([0.01, 0.3, 1.0, 2.5, 3.9])
+    increments = [quad(law.pdf, a, b, limit=200)[0] for a, b in zip(x[:-1], x[1:])]
+    assert np.allclose(np.diff(law.cdf(x)), increments, atol=1e-9)
+    # near 0 the density ~ 1/(t log² t): F(t) ~ 1/log(1/t) → 0 slowly but surely
+    assert 0 < law.cdf(1e-12) < law.cdf(1e-6) < law.cdf(1e-2) < 0.5
+    q = np.array([0.0, 0.1, 0.5, 0.9, 1.0])
+    assert np.allclose(law.cdf(law.ppf(q)), q, atol=1e-12)
+    assert law.cdf(-1.0) == 0.0 and law.cdf(10.0) == 1.0 and law.pdf(10.0) == 0.0
+    assert np.isnan(law.cdf(np.nan))
+    assert law.rvs(5, rng=1).tolist() == law.rvs(5, rng=1).tolist()
+
+
+def test_triangular_law_matches_monte_carlo():
+    rng = np.random.default_rng(0)
+    n = 500
+    values = np.concatenate([attnspec.squared_singular_values(
+        np.tril(rng.standard_normal((n, n))) / math.sqrt(n)) for _ in range(4)])
+    law = TriangularProfileLaw(1.0)
+    assert attnspec.ks_distance(values, law) < 0.05
+    per_draw = values.reshape(4, n)
+    m2 = (per_draw ** 2).mean(axis=1)
+    assert abs(m2.mean() - law.moment(2)) < 4 * m2.std(ddof=1) / 2 + 0.01
+
+
+@pytest.mark.parametrize("profile, match", [
+    (np.ones((2, 3)), "square"), (-np.ones((3, 3)), "non-negative"),
+    (np.zeros((3, 3)), "not all zero"), (np.full((2, 2), np.nan), "finite"),
+])
+def test_bad_profiles_are_refused(profile, match):
+    with pytest.raises(ValueError, match=match):
+        variance_profile_density(profile, [1.0])
+
+
+def test_bad_points_and_options_are_refused():
+    with pytest.raises(ValueError, match="t must be"):
+        variance_profile_density(np.ones((3, 3)), [0.0, 1.0])
+    with pytest.raises(ValueError, match="eta_min"):
+        variance_profile_density(np.ones((3, 3)), [1.0], eta_min=0.1)
+    with pytest.raises(ValueError, match="scale"):
+        TriangularProfileLaw(0.0)
+    with pytest.raises(ValueError, match="n must be"):
+        triangular_profile(0)
