@@ -13,8 +13,8 @@ import pytest
 from scipy.integrate import quad
 
 import attnspec
-from attnspec.freeprob.variance_profile import (TriangularProfileLaw, triangular_profile,
-                                                variance_profile_density)
+from attnspec.freeprob.variance_profile import triangular_profile, variance_profile_density
+from attnspec.laws.variance_profile import TriangularProfileLaw
 
 
 def test_flat_profile_is_marchenko_pastur_to_rounding():

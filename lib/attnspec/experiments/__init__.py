@@ -1,1 +1,7 @@
-"""experiments subpackage (see attnspec/__init__.py for the public names)."""
+"""Studies: per-draw functions for sweeps, comparisons and the tables the chapters print.
+
+``stepwise`` (the stepwise chain's bulks), ``coupling`` (softmax vs linear models sharing
+weights), ``outliers`` (outliers and distances to the limit laws), ``multihead`` (multi-head
+studies), ``realistic`` (the theorem's assumptions relaxed one at a time) and ``tables``
+(their rows and text formats). A new study gets a new module here.
+"""

@@ -27,11 +27,12 @@ import math
 import numpy as np
 
 from .._validation import check_choice, check_float, check_int
-from ..freeprob.variance_profile import TriangularProfileLaw
-from ..laws import AttentionLaw, MarchenkoPastur
-from ..models import attention_from_weights, centered, softmax_attention
+from ..laws.attention import AttentionLaw
+from ..laws.classical import MarchenkoPastur
+from ..laws.variance_profile import TriangularProfileLaw
 from ..sampling.inputs import gaussian_tokens, scores_linear_model
 from ..sampling.masked import causal_attention, causal_centered, causal_linear_equivalent
+from ..sampling.softmax import attention_from_weights, centered, softmax_attention
 from ..spectra import ks_distance, squared_singular_values
 
 __all__ = ["RELAXATIONS", "relaxation_spectra", "relaxation_study", "law_or_none"]

@@ -1,1 +1,7 @@
-"""freeprob subpackage (see attnspec/__init__.py for the public names)."""
+"""The free-probability core: root finding, subordination solvers and the multi-head chains.
+
+``roots`` (the physical root of a cubic/quartic and its polishing), ``subordination`` (Cauchy
+and R-transforms, subordination, solved down an η-ladder), ``chains`` (the chain of free
+convolutions behind :class:`attnspec.MultiHeadLaw`), ``variance_profile`` (the vector Dyson
+equation of a Gram matrix with a variance profile).
+"""

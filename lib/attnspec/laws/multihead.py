@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._lawbase import SpectralLaw
-from ._multihead_free import Chain, Jet, chain_moments
-from ._validation import check_int
-from .multihead import _check_arguments
+from .._validation import check_int
+from ..freeprob.chains import Chain, Jet, chain_moments
+from ..sampling.multihead import _check_arguments
+from .base import SpectralLaw
 
 __all__ = ["multihead_moments", "MultiHeadLaw", "ACROSS_HEAD_TIES", "UnresolvedLawError"]
 
