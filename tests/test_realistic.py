@@ -157,3 +157,26 @@ def test_relaxation_study_refuses_bad_input():
         relaxation_study("causal", [4])
     with pytest.raises(TypeError, match="unknown options"):
         relaxation_study("causal", [16], width=3)
+
+
+def test_resolved_ks_ignores_rounding_noise_of_tiny_singular_values():
+    """A lower-triangular Gaussian matrix has ~6 % of its squared singular values below 1e-9
+    of the largest (F(t) ≈ 1/log(1/t)); computed two ways (XXᵀ, XᵀX) they differ in noise.
+    The plain KS distance depends on that noise, the resolved one must not, and the fraction
+    below the floor must be the law's F(floor)."""
+    from attnspec.experiments.realistic import ks_distance_resolved
+    rng = np.random.default_rng(5)
+    n = 600
+    X = np.tril(rng.standard_normal((n, n))) / math.sqrt(n)
+    law = attnspec.TriangularProfileLaw(1.0)
+    one = np.clip(np.linalg.eigvalsh(X @ X.T), 0, None)
+    two = np.clip(np.linalg.eigvalsh(X.T @ X), 0, None)
+    assert ks_distance_resolved(one, law) == pytest.approx(ks_distance_resolved(two, law),
+                                                           abs=1e-12)
+    floor = 1e-9 * one.max()
+    assert abs(np.mean(one < floor) - law.cdf(floor)) < 3 * math.sqrt(law.cdf(floor) / n)
+    assert ks_distance_resolved(one, two) < 2.0 / n
+    with pytest.raises(ValueError, match="floor_ratio"):
+        ks_distance_resolved(one, law, floor_ratio=0.5)
+    with pytest.raises(ValueError, match="sample"):
+        ks_distance_resolved(np.zeros(3), law)

@@ -65,6 +65,7 @@ _EXPORTS = {
     "relaxation_study": "experiments.realistic",
     "relaxation_spectra": "experiments.realistic",
     "RELAXATIONS": "experiments.realistic",
+    "ks_distance_resolved": "experiments.realistic",
     # sweeps: seeded parameter sweeps over executors
     "sweep": "sweeps",
     # book.parameters: chapter parameters for papermill reruns
