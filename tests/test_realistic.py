@@ -124,7 +124,9 @@ def test_scores_linear_model_is_linear_equivalent_on_gaussian_scores():
 def test_relaxation_spectra_are_seeded_and_sized(relaxation):
     first = relaxation_spectra(relaxation, 32, 1.0, 5, d_h=8)
     second = relaxation_spectra(relaxation, 32, 1.0, 5, d_h=8)
-    for key in ("softmax", "linear"):
+    keys = {"softmax", "linear"} | ({"corrected"} if relaxation != "causal" else set())
+    assert set(first) == keys
+    for key in keys:
         assert first[key].shape == (32,)
         assert np.array_equal(first[key], second[key])
         assert np.all(np.diff(first[key]) <= 0)
@@ -180,3 +182,45 @@ def test_resolved_ks_ignores_rounding_noise_of_tiny_singular_values():
         ks_distance_resolved(one, law, floor_ratio=0.5)
     with pytest.raises(ValueError, match="sample"):
         ks_distance_resolved(np.zeros(3), law)
+
+
+def test_scores_linear_model_with_exact_terms():
+    """Degrees 1..Q kept as Hermite polynomials of S, the tail as noise, rows centred."""
+    rng = np.random.default_rng(4)
+    S = rng.standard_normal((25, 25))
+    beta, Q = 0.9, 3
+    got = scores_linear_model(S, beta, rng=11, exact_degree=Q)
+    tail = sum(beta ** (2 * k) / math.factorial(k) for k in range(Q + 1, 60))
+    Z = np.random.default_rng(11).standard_normal((25, 25))
+    expected = (beta * S + beta ** 2 / 2 * (S ** 2 - 1) + beta ** 3 / 6 * (S ** 3 - 3 * S)
+                + math.sqrt(tail) * Z)
+    expected = (expected - expected.mean(axis=1, keepdims=True)) / 5.0
+    assert np.allclose(got, expected, rtol=1e-10, atol=1e-12)
+    with pytest.raises(ValueError, match="exact_degree"):
+        scores_linear_model(S, beta, exact_degree=7)
+
+
+def test_reweighted_model_reduces_to_the_linear_model_without_key_effects():
+    """Scores with centred rows and columns and unit row scales: w ≡ 1, σ_i ≡ 1, so the
+    reweighted model is the linear model with its rows centred."""
+    from attnspec.sampling.inputs import reweighted_linear_model
+    S = np.random.default_rng(2).standard_normal((30, 30))
+    for _ in range(200):                                # alternate the two normalisations
+        S -= S.mean(axis=0)
+        S -= S.mean(axis=1, keepdims=True)
+        S /= np.sqrt(np.mean(S ** 2, axis=1, keepdims=True))
+    got = reweighted_linear_model(S, 1.2, rng=3)
+    plain = scores_linear_model(S, 1.2, rng=3)
+    assert np.allclose(got, plain - plain.mean(axis=1, keepdims=True), atol=1e-9)
+
+
+def test_reweighted_model_carries_the_key_effect():
+    """A pure key effect S_ij = a_j: softmax rows are all w = softmax(βa); the model's mean
+    row is w − 1 (scaled), exactly, and it has no noise left (σ_i = 0)."""
+    from attnspec.sampling.inputs import reweighted_linear_model
+    a = np.linspace(-1, 1, 20)
+    S = np.tile(a, (20, 1))
+    Y = reweighted_linear_model(S, 1.5, rng=0)
+    A = np.exp(1.5 * S)
+    A /= A.sum(axis=1, keepdims=True)
+    assert np.allclose(Y, attnspec.centered(A), atol=1e-12)

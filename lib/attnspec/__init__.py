@@ -56,6 +56,7 @@ _EXPORTS = {
     # sampling.inputs: token inputs beyond orthonormal rows (chapter 9)
     "gaussian_tokens": "sampling.inputs",
     "scores_linear_model": "sampling.inputs",
+    "reweighted_linear_model": "sampling.inputs",
     # freeprob.variance_profile: the vector Dyson equation of a variance profile (chapter 9)
     "variance_profile_density": "freeprob.variance_profile",
     "triangular_profile": "freeprob.variance_profile",

@@ -30,7 +30,7 @@ from .._validation import check_choice, check_float, check_int
 from ..laws.attention import AttentionLaw
 from ..laws.classical import MarchenkoPastur
 from ..laws.variance_profile import TriangularProfileLaw
-from ..sampling.inputs import gaussian_tokens, scores_linear_model
+from ..sampling.inputs import gaussian_tokens, reweighted_linear_model, scores_linear_model
 from ..sampling.masked import causal_attention, causal_centered, causal_linear_equivalent
 from ..sampling.softmax import attention_from_weights, centered, softmax_attention
 from ..spectra import ks_distance, squared_singular_values
@@ -130,7 +130,10 @@ def relaxation_spectra(relaxation, ell, beta, rng, *, c=1.0, gamma=2.0, shared=0
     Returns
     -------
     dict
-        ``{"softmax": values, "linear": values}``, each sorted descending (float64).
+        ``{"softmax": values, "linear": values, "corrected": values}``, each sorted
+        descending (float64). ``corrected`` (not for ``causal``) is the corrected model on the
+        same scores: :func:`attnspec.reweighted_linear_model` for the token relaxations,
+        :func:`attnspec.scores_linear_model` with ``exact_degree=3`` for ``head_width``.
     """
     relaxation = check_choice("relaxation", relaxation, RELAXATIONS)
     ell = check_int("ell", ell, min=2)
@@ -146,12 +149,15 @@ def relaxation_spectra(relaxation, ell, beta, rng, *, c=1.0, gamma=2.0, shared=0
                 "linear": squared_singular_values(causal_linear_equivalent(S, beta, rng))}
     if relaxation == "head_width":
         A, S = softmax_attention(ell, d_qk, beta, rng, return_scores=True)
+        corrected = scores_linear_model(S, beta, rng, exact_degree=3)
     else:
         X = gaussian_tokens(ell, d, rng, shared=shared if relaxation == "shared_mean" else 0.0)
         W_Q, W_K = rng.standard_normal((d, d_qk)), rng.standard_normal((d, d_qk))
         A, S = attention_from_weights(X, W_Q, W_K, beta, return_scores=True)
+        corrected = reweighted_linear_model(S, beta, rng)
     return {"softmax": squared_singular_values(centered(A)),
-            "linear": squared_singular_values(scores_linear_model(S, beta, rng))}
+            "linear": squared_singular_values(scores_linear_model(S, beta, rng)),
+            "corrected": squared_singular_values(corrected)}
 
 
 def relaxation_study(relaxation, ells, *, beta=1.0, draws=1, seed=0, drop_top=3, **options):
@@ -180,10 +186,10 @@ def relaxation_study(relaxation, ells, *, beta=1.0, draws=1, seed=0, drop_top=3,
     list of dict
         One row per ℓ: ``ell``, ``c`` (= ℓ/d_qk, the ratio of the law), ``law`` (the
         :class:`attnspec.AttentionLaw`, or ``None`` if out of its domain), ``spectra``
-        (``softmax`` and ``linear``: lists of per-draw full spectra, sorted descending) and
+        (``softmax``, ``linear``, ``corrected``: lists of per-draw full spectra) and
         ``ks``, computed on the pooled bulks (top ``drop_top`` of each draw removed) by
         :func:`attnspec.ks_distance_resolved`:
-        ``softmax_linear`` (two-sample), ``softmax_law``, ``linear_law`` (NaN when the law
+        ``softmax_linear`` and (except ``causal``) ``softmax_corrected`` (two-sample), ``softmax_law``, ``linear_law`` (NaN when the law
         is out of reach), ``softmax_mp``, ``linear_mp`` (MP(1, s)), and for ``causal`` also
         ``softmax_masked_iid``, ``linear_masked_iid`` (the masked i.i.d.-score law,
         :class:`attnspec.TriangularProfileLaw` with scale s).
@@ -205,19 +211,20 @@ def relaxation_study(relaxation, ells, *, beta=1.0, draws=1, seed=0, drop_top=3,
     streams = np.random.SeedSequence(seed).spawn(len(ells) * draws)
     rows = []
     for index, ell in enumerate(ells):
-        spectra = {"softmax": [], "linear": []}
+        spectra = {}
         for k in range(draws):
             pair = relaxation_spectra(relaxation, ell, beta, streams[index * draws + k],
                                       **options)
             for key, values in pair.items():
-                spectra[key].append(values)
+                spectra.setdefault(key, []).append(values)
         _, d_qk = _widths(relaxation, ell, options.get("c", 1.0), options.get("gamma", 2.0),
                           options.get("d_h", 64))
         c = ell / d_qk
         law = law_or_none(beta, c)
         pooled = {key: np.concatenate([v[drop_top:] for v in values])
                   for key, values in spectra.items()}
-        ks = {"softmax_linear": ks_distance_resolved(pooled["softmax"], pooled["linear"])}
+        ks = {f"softmax_{key}": ks_distance_resolved(pooled["softmax"], pooled[key])
+              for key in pooled if key != "softmax"}
         for key in ("softmax", "linear"):
             ks[f"{key}_law"] = ks_distance_resolved(pooled[key], law) if law else float("nan")
             ks[f"{key}_mp"] = ks_distance_resolved(pooled[key], mp)
