@@ -224,3 +224,14 @@ def test_reweighted_model_carries_the_key_effect():
     A = np.exp(1.5 * S)
     A /= A.sum(axis=1, keepdims=True)
     assert np.allclose(Y, attnspec.centered(A), atol=1e-12)
+
+
+def test_sizes_beyond_memory_and_non_sequences_are_refused_by_name():
+    with pytest.raises(ValueError, match="ell=10000000"):
+        causal_attention(10_000_000, 4, 1.0)
+    with pytest.raises(ValueError, match="ell=100000000"):
+        gaussian_tokens(100_000_000, 10_000)
+    with pytest.raises(TypeError, match="ells"):
+        relaxation_study("causal", 16)
+    with pytest.raises(TypeError, match="return_scores"):
+        causal_attention(8, 4, 1.0, return_scores="yes")

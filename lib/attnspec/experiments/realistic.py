@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from .._validation import check_choice, check_float, check_int
+from .._validation import ParameterTypeError, check_choice, check_float, check_int
 from ..laws.attention import AttentionLaw
 from ..laws.classical import MarchenkoPastur
 from ..laws.variance_profile import TriangularProfileLaw
@@ -188,13 +188,15 @@ def relaxation_study(relaxation, ells, *, beta=1.0, draws=1, seed=0, drop_top=3,
         :class:`attnspec.AttentionLaw`, or ``None`` if out of its domain), ``spectra``
         (``softmax``, ``linear``, ``corrected``: lists of per-draw full spectra) and
         ``ks``, computed on the pooled bulks (top ``drop_top`` of each draw removed) by
-        :func:`attnspec.ks_distance_resolved`:
-        ``softmax_linear`` and (except ``causal``) ``softmax_corrected`` (two-sample), ``softmax_law``, ``linear_law`` (NaN when the law
-        is out of reach), ``softmax_mp``, ``linear_mp`` (MP(1, s)), and for ``causal`` also
+        :func:`attnspec.ks_distance_resolved`: ``softmax_linear`` and (except ``causal``)
+        ``softmax_corrected`` (two-sample), ``softmax_law``, ``linear_law`` (NaN when the
+        law is out of reach), ``softmax_mp``, ``linear_mp`` (MP(1, s)), and for ``causal`` also
         ``softmax_masked_iid``, ``linear_masked_iid`` (the masked i.i.d.-score law,
         :class:`attnspec.TriangularProfileLaw` with scale s).
     """
     relaxation = check_choice("relaxation", relaxation, RELAXATIONS)
+    if isinstance(ells, (str, bytes)) or not hasattr(ells, "__iter__"):
+        raise ParameterTypeError(f"ells must be a sequence of integers; got ells={ells!r}")
     ells = [check_int("ells[]", e, min=8) for e in ells]
     if not 1 <= len(ells) <= 8:
         raise ValueError(f"ells must hold 1 to 8 sizes; got {len(ells)}")

@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from .._validation import ParameterTypeError, check_float, check_int, check_rng
+from .._validation import ParameterTypeError, check_float, check_int, check_memory, check_rng
 from ..hermite import hermite_he, noise_variance, truncated_noise_variance
 
 __all__ = ["gaussian_tokens", "scores_linear_model", "reweighted_linear_model"]
@@ -50,6 +50,7 @@ def gaussian_tokens(ell, d, rng=None, *, shared=0.0):
     ell = check_int("ell", ell, min=2)
     d = check_int("d", d, min=1)
     shared = check_float("shared", shared, min=0, max=1, max_open=True)
+    check_memory("ell", ell, 2 * ell * d * 8)
     rng = check_rng(rng)
     u = rng.standard_normal(d)
     u /= np.linalg.norm(u)

@@ -21,7 +21,8 @@ import math
 
 import numpy as np
 
-from .._validation import ParameterTypeError, check_float, check_int, check_rng
+from .._validation import (ParameterTypeError, check_bool, check_float, check_int,
+                           check_memory, check_rng)
 from ..hermite import noise_variance
 
 __all__ = ["causal_attention", "causal_centered", "causal_linear_equivalent"]
@@ -68,6 +69,9 @@ def causal_attention(ell, d_qk, beta, rng=None, *, return_scores=False):
     ell = check_int("ell", ell, min=2)
     d_qk = check_int("d_qk", d_qk, min=1)
     beta = check_float("beta", beta, min=0, min_open=True)
+    return_scores = check_bool("return_scores", return_scores)
+    check_memory("ell", ell, 5 * ell * ell * 8)        # S, mask, masked scores, A (+ bool)
+    check_memory("d_qk", d_qk, 2 * ell * d_qk * 8)
     rng = check_rng(rng)
     Q = rng.standard_normal((ell, d_qk))
     K = rng.standard_normal((ell, d_qk))
