@@ -246,9 +246,11 @@ def ks_against_ell(ax, rows, series, *, markers="osD^v<>"):
     of reach) are left out.
     """
     ells = np.array([row["ell"] for row in rows], dtype=float)
+    shown = []
     for k, (key, (label, color, ls)) in enumerate(series.items()):
         values = np.array([row["ks"][key] for row in rows], dtype=float)
-        keep = np.isfinite(values)
+        keep = np.isfinite(values) & (values > 0)
+        shown.extend(values[keep])
         ax.plot(ells[keep], values[keep], marker=markers[k % len(markers)], color=color,
                 ls=ls, lw=1.5, label=label)
     ax.set_xscale("log")
@@ -256,6 +258,12 @@ def ks_against_ell(ax, rows, series, *, markers="osD^v<>"):
     ax.set_xticks(ells)
     ax.set_xticklabels([f"{e:g}" for e in ells])
     ax.minorticks_off()
+    if shown:   # readable ticks 1, 2, 5 × 10^k inside the range of the data
+        low, high = min(shown) / 1.3, max(shown) * 1.3
+        ticks = [m * 10.0 ** e for e in range(-5, 1) for m in (1, 2, 5)
+                 if low <= m * 10.0 ** e <= high]
+        ax.set_yticks(ticks)
+        ax.set_yticklabels([f"{t:g}" for t in ticks])
     ax.set_xlabel(r"tokens $\ell$")
     ax.set_ylabel("Kolmogorov–Smirnov distance")
     return ax
