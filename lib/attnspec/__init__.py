@@ -35,7 +35,7 @@ _EXPORTS = {
     "mp_surrogate": "sampling.equivalents",
     # sampling.multihead: multi-head outputs with weight ties (MATH.md §6)
     "multihead_output": "sampling.multihead",
-    "TIES": "sampling.multihead",
+    "TIES": "sampling.ties",
     # spectra: squared singular values, distances, moments (MATH.md §1, §5)
     "squared_singular_values": "spectra",
     "moments_with_se": "spectra",
@@ -49,6 +49,9 @@ _EXPORTS = {
     "ScoreProductLaw": "laws.classical",
     "multihead_moments": "laws.multihead",
     "MultiHeadLaw": "laws.multihead",
+    # experiments.thresholds: scales of the threshold for linearisation (MATH.md §5)
+    "threshold_scales": "experiments.thresholds",
+    "row_sum_fluctuation": "experiments.thresholds",
     # sampling.masked: causal attention and its masked Gaussian equivalent (chapter 9)
     "causal_attention": "sampling.masked",
     "causal_centered": "sampling.masked",
@@ -69,10 +72,10 @@ _EXPORTS = {
     "ks_distance_resolved": "experiments.realistic",
     # sweeps: seeded parameter sweeps over executors
     "sweep": "sweeps",
-    # book.parameters: chapter parameters for papermill reruns
-    "check_parameters": "book.parameters",
+    # book.chapters: chapter parameters for papermill reruns
+    "check_parameters": "book.chapters",
     # the library's exceptions (all are ValueErrors)
-    "ParameterError": "book.parameters",
+    "ParameterError": "_validation",
     "ParameterTypeError": "_validation",
     "UnresolvedLawError": "laws.multihead",
     "SweepError": "sweeps",

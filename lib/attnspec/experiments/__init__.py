@@ -2,6 +2,7 @@
 
 ``stepwise`` (the stepwise chain's bulks), ``coupling`` (softmax vs linear models sharing
 weights), ``outliers`` (outliers and distances to the limit laws), ``multihead`` (multi-head
-studies), ``realistic`` (the theorem's assumptions relaxed one at a time) and ``tables``
-(their rows and text formats). A new study gets a new module here.
+studies), ``thresholds`` (scales of the threshold for linearisation, finite-ℓ outlier onset),
+``realistic`` (the theorem's assumptions relaxed one at a time) and ``tables`` (their rows and
+text formats). A new study gets a new module here.
 """

@@ -23,10 +23,10 @@ import numpy as np
 
 from .._validation import check_int
 from ..freeprob.chains import Chain, Jet, chain_moments
-from ..sampling.multihead import _check_arguments
+from ..sampling.multihead import check_arguments as _check_arguments
 from .base import SpectralLaw
 
-__all__ = ["multihead_moments", "MultiHeadLaw", "ACROSS_HEAD_TIES", "UnresolvedLawError"]
+__all__ = ["multihead_moments", "MultiHeadLaw", "UnresolvedLawError"]
 
 
 class UnresolvedLawError(ValueError):
@@ -35,10 +35,6 @@ class UnresolvedLawError(ValueError):
     Raised instead of returning a wrong curve (near-degenerate edges, e.g. ℓ = d − 1); the
     moments stay exact through :func:`multihead_moments`.
     """
-
-#: Ties that share weights across heads only: their law is the law of independent heads.
-ACROSS_HEAD_TIES = ("mqa", "gqa", "shared_values", "cross_kv", "output_keys")
-
 
 def _chain(ell, d, heads, beta, tie, d_head, d_value, groups):
     """Validate (as :func:`attnspec.multihead_output` does) and reduce to a :class:`Chain`."""

@@ -1,4 +1,4 @@
-"""Tests of attnspec.multihead_laws: the free-probability law of the multi-head output (MATH.md §6)."""
+"""Tests of attnspec.laws.multihead: the free-probability law of the multi-head output (MATH.md §6)."""
 
 import functools
 import math
@@ -9,8 +9,9 @@ import pytest
 from numpy.testing import assert_allclose
 
 from attnspec.freeprob.chains import Chain, cauchy_forward, cauchy_polynomial, chain_moments
-from attnspec.laws.multihead import ACROSS_HEAD_TIES, MultiHeadLaw, multihead_moments
-from attnspec.sampling.multihead import TIES, multihead_output
+from attnspec.laws.multihead import MultiHeadLaw, multihead_moments
+from attnspec.sampling.multihead import multihead_output
+from attnspec.sampling.ties import ACROSS_HEAD_TIES, TIES
 from attnspec.spectra import ks_distance, squared_singular_values
 
 ELL, D, BETA = 1000, 1000, 1.0        # Monte Carlo size (ℓ = d: the hardest edges at 0)
