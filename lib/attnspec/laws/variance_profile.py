@@ -119,6 +119,19 @@ class TriangularProfileLaw:
         """Variance 2σ⁴/3 − σ⁴/4 = 5σ⁴/12."""
         return self.moment(2) - self.moment(1) ** 2
 
+    def std(self):
+        """Standard deviation."""
+        return math.sqrt(self.var())
+
+    def median(self):
+        """``ppf(0.5)``."""
+        return self.ppf(0.5)
+
+    def interval(self, confidence):
+        """Equal-tailed interval ``(ppf((1 − confidence)/2), ppf((1 + confidence)/2))``."""
+        confidence = check_float("confidence", confidence, min=0, max=1)
+        return self.ppf(0.5 - confidence / 2), self.ppf(0.5 + confidence / 2)
+
     def rvs(self, size=None, rng=None):
         """Random draws by inversion."""
         return self.ppf(check_rng(rng).random(size))
