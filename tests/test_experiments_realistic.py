@@ -13,8 +13,9 @@ from attnspec.sampling.masked import causal_attention
 
 @pytest.mark.parametrize("relaxation", attnspec.RELAXATIONS)
 def test_relaxation_spectra_are_seeded_and_sized(relaxation):
-    first = relaxation_spectra(relaxation, 32, 1.0, 5, d_h=8)
-    second = relaxation_spectra(relaxation, 32, 1.0, 5, d_h=8)
+    tokens = np.random.default_rng(1).standard_normal((32, 20))
+    first = relaxation_spectra(relaxation, 32, 1.0, 5, d_h=8, tokens=tokens)
+    second = relaxation_spectra(relaxation, 32, 1.0, 5, d_h=8, tokens=tokens)
     keys = {"softmax", "linear"} | ({"corrected"} if relaxation != "causal" else set())
     assert set(first) == keys
     for key in keys:
@@ -84,3 +85,23 @@ def test_sizes_beyond_memory_and_non_sequences_are_refused_by_name():
         relaxation_study("causal", 16)
     with pytest.raises(TypeError, match="return_scores"):
         causal_attention(8, 4, 1.0, return_scores="yes")
+
+
+def test_given_tokens_uses_the_rows_of_the_token_matrix():
+    """Rows are normalised, so scaling the tokens changes nothing; too few rows, a zero row or
+    no tokens at all are refused by name."""
+    X = np.random.default_rng(0).standard_normal((40, 12))
+    first = relaxation_study("given_tokens", [16, 40], draws=1, seed=3, drop_top=1, c=2.0,
+                             tokens=X)
+    scaled = relaxation_study("given_tokens", [16, 40], draws=1, seed=3, drop_top=1, c=2.0,
+                              tokens=5.0 * X)
+    for a, b in zip(first, scaled):
+        assert np.allclose(a["spectra"]["softmax"][0], b["spectra"]["softmax"][0], rtol=1e-10)
+        assert set(a["ks"]) >= {"softmax_linear", "softmax_corrected", "softmax_law"}
+    with pytest.raises(ValueError, match="tokens"):
+        relaxation_study("given_tokens", [64], tokens=X)
+    with pytest.raises(TypeError, match="tokens"):
+        relaxation_study("given_tokens", [16])
+    X[3] = 0.0
+    with pytest.raises(ValueError, match="non-zero rows"):
+        relaxation_study("given_tokens", [16], tokens=X)

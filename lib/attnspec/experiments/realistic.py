@@ -14,6 +14,9 @@ weights:
 ``"head_width"``
     the theorem's inputs with a realistic head width d_qk = d_h fixed while ℓ grows
     (c = ℓ/d_h ≫ 1).
+``"given_tokens"``
+    the first ℓ rows of a given token matrix (``tokens``, e.g. a trained model's
+    embeddings), normalised to unit norm, with Gaussian W_Q, W_K ∈ ℝ^{d×d_qk}, d_qk = ℓ/c.
 
 For each ℓ, :func:`attnspec.relaxation_study` draws coupled pairs (softmax attention and the linear
 model built on the *same* scores) and measures Kolmogorov–Smirnov distances of the bulks to
@@ -26,7 +29,8 @@ import math
 
 import numpy as np
 
-from .._validation import ParameterTypeError, check_choice, check_float, check_int
+from .._validation import (ParameterTypeError, check_choice, check_float, check_int,
+                           check_matrix)
 from ..laws.attention import AttentionLaw
 from ..laws.classical import MarchenkoPastur
 from ..laws.variance_profile import TriangularProfileLaw
@@ -38,7 +42,7 @@ from ..spectra import ks_distance, squared_singular_values
 __all__ = ["RELAXATIONS", "relaxation_spectra", "relaxation_study", "law_or_none",
            "ks_distance_resolved"]
 
-RELAXATIONS = ("causal", "iid_tokens", "shared_mean", "head_width")
+RELAXATIONS = ("causal", "iid_tokens", "shared_mean", "head_width", "given_tokens")
 
 
 def ks_distance_resolved(sample, other, *, floor_ratio=1e-9):
@@ -100,12 +104,25 @@ def _widths(relaxation, ell, c, gamma, d_h):
     if relaxation == "head_width":
         return None, d_h
     d_qk = max(1, round(ell / c))
-    if relaxation == "causal":
+    if relaxation in ("causal", "given_tokens"):
         return None, d_qk
     return max(1, round(ell / gamma)), d_qk
 
 
-def relaxation_spectra(relaxation, ell, beta, rng, *, c=1.0, gamma=2.0, shared=0.25, d_h=64):
+def _check_tokens(tokens, rows):
+    """The token matrix of ``given_tokens``: 2-D, finite, ≥ ``rows`` non-zero rows."""
+    if tokens is None:
+        raise ParameterTypeError("relaxation 'given_tokens' needs tokens=<an ℓ×d array>")
+    tokens = check_matrix("tokens", tokens, min_rows=rows)
+    norms = np.linalg.norm(tokens[:rows], axis=1)
+    if not np.isfinite(tokens).all() or not (norms > 0).all():
+        raise ValueError("tokens must be finite with non-zero rows; got "
+                         f"{int(np.sum(~(norms > 0)))} zero or non-finite rows")
+    return tokens
+
+
+def relaxation_spectra(relaxation, ell, beta, rng, *, c=1.0, gamma=2.0, shared=0.25, d_h=64,
+                       tokens=None):
     r"""One coupled draw: squared singular values of softmax attention and its linear model.
 
     Parameters
@@ -126,6 +143,8 @@ def relaxation_spectra(relaxation, ell, beta, rng, *, c=1.0, gamma=2.0, shared=0
         ρ ∈ [0, 1) of ``shared_mean`` (``iid_tokens`` uses ρ = 0).
     d_h : int
         Head width of ``head_width`` (1 ≤ d_h).
+    tokens : array_like, optional
+        The token matrix of ``given_tokens`` (at least ℓ rows, each non-zero and finite).
 
     Returns
     -------
@@ -151,7 +170,13 @@ def relaxation_spectra(relaxation, ell, beta, rng, *, c=1.0, gamma=2.0, shared=0
         A, S = softmax_attention(ell, d_qk, beta, rng, return_scores=True)
         corrected = scores_linear_model(S, beta, rng, exact_degree=3)
     else:
-        X = gaussian_tokens(ell, d, rng, shared=shared if relaxation == "shared_mean" else 0.0)
+        if relaxation == "given_tokens":
+            X = _check_tokens(tokens, ell)[:ell]
+            X = X / np.linalg.norm(X, axis=1, keepdims=True)
+            d = X.shape[1]
+        else:
+            X = gaussian_tokens(ell, d, rng,
+                                shared=shared if relaxation == "shared_mean" else 0.0)
         W_Q, W_K = rng.standard_normal((d, d_qk)), rng.standard_normal((d, d_qk))
         A, S = attention_from_weights(X, W_Q, W_K, beta, return_scores=True)
         corrected = reweighted_linear_model(S, beta, rng)
@@ -179,7 +204,8 @@ def relaxation_study(relaxation, ells, *, beta=1.0, draws=1, seed=0, drop_top=3,
         Largest values removed from each softmax and linear-model draw before every bulk
         statistic (finite-ℓ outliers, MATH.md §5), 0 ≤ drop_top < ℓ/4.
     **options
-        ``c``, ``gamma``, ``shared``, ``d_h`` of :func:`attnspec.relaxation_spectra`.
+        ``c``, ``gamma``, ``shared``, ``d_h``, ``tokens`` of
+        :func:`attnspec.relaxation_spectra`.
 
     Returns
     -------
@@ -204,9 +230,12 @@ def relaxation_study(relaxation, ells, *, beta=1.0, draws=1, seed=0, drop_top=3,
     draws = check_int("draws", draws, min=1, max=100)
     seed = check_int("seed", seed, min=0)
     drop_top = check_int("drop_top", drop_top, min=0, max=min(ells) // 4 - 1)
-    unknown = set(options) - {"c", "gamma", "shared", "d_h"}
+    unknown = set(options) - {"c", "gamma", "shared", "d_h", "tokens"}
     if unknown:
-        raise TypeError(f"unknown options {sorted(unknown)}; allowed: c, gamma, shared, d_h")
+        raise TypeError(f"unknown options {sorted(unknown)}; allowed: c, gamma, shared, d_h, "
+                        "tokens")
+    if relaxation == "given_tokens":
+        options["tokens"] = _check_tokens(options.get("tokens"), max(ells))
     s = math.expm1(beta ** 2)
     mp = MarchenkoPastur(1.0, s)
     masked_iid = TriangularProfileLaw(s)
