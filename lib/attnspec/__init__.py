@@ -49,6 +49,14 @@ _EXPORTS = {
     "ScoreProductLaw": "laws.classical",
     "multihead_moments": "laws.multihead",
     "MultiHeadLaw": "laws.multihead",
+    # experiments: operator norms (MATH.md §1, §3), row sums (§5), the prior model (§2)
+    "stationary_edge": "experiments.operator_norm",
+    "edge_approximations": "experiments.operator_norm",
+    "linear_model_norms": "experiments.operator_norm",
+    "attention_norms": "experiments.operator_norm",
+    "measure_row_sum_fluctuation": "experiments.row_sums",
+    "prior_model_spectra": "experiments.prior_model",
+    "prior_model_distances": "experiments.prior_model",
     # experiments.thresholds: scales of the threshold for linearisation (MATH.md §5)
     "threshold_scales": "experiments.thresholds",
     "row_sum_fluctuation": "experiments.thresholds",
