@@ -34,7 +34,7 @@ class TriangularProfileLaw:
 
     Notes
     -----
-    Parametrised by v ∈ (0, π) (module docstring): t(v) = σ² sin v e^{v cot v}/v decreases
+    Parametrised by v ∈ (0, π): t(v) = σ² sin v e^{v cot v}/v decreases
     from e σ² to 0, ρ(t(v)) = sin v e^{−v cot v}/(πσ²) and F(t(v)) = (π − v + sin²v/v)/π.
     Mean σ²/2, moments σ^{2n} nⁿ/(n + 1)!. Near 0 the density blows up like
     1/(t log² t) (integrable, faster than the t^{−1/2} of Marchenko–Pastur). ``cdf`` and
