@@ -123,10 +123,11 @@ def variance_profile_density(profile, t, *, eta_min=1e-9, tol=1e-11):
     Newton's method continued down a geometric ladder of 40 values of η to η_min, keeping
     the physical branch Im ψ > 0 (MATH.md §3's recipe for ν_∞). Raises ``RuntimeError`` if a
     point fails to converge. Accuracy: the discretised equation is solved to ``tol``; what
-    remains is the discretisation of the profile (measured, tests/test_freeprob_variance_
-    profile.py and chapter 9: a flat profile gives Marchenko–Pastur to rounding at any n; the
-    causal triangle, with cell averages, is within 7e-4 relative of its closed form in the
-    bulk at n = 50 and 1.7e-4 at n = 100, i.e. O(1/n²)). Cost O(len(t)·n³) per Newton step:
+    remains is the discretisation of the profile (measured in
+    ``tests/test_freeprob_variance_profile.py`` and chapter 9: a flat profile gives
+    Marchenko–Pastur to rounding at any n; the causal triangle, with cell averages, is within
+    7e-4 relative of its closed form in the bulk at n = 50 and 1.7e-4 at n = 100, i.e.
+    O(1/n²)). Cost O(len(t)·n³) per Newton step:
     n = 50 and 60 points take about 3 s.
     """
     profile = _check_profile(profile)
