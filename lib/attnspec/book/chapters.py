@@ -145,6 +145,7 @@ CHAPTERS = {
         },
         quick={"ells": [64, 128], "head_ells": [64, 128], "d_h": 16, "draws": 1,
                "cells": 24},
+    ),
     # --- 10_trained_transformer ---
     "10_trained_transformer": ChapterSpec(
         parameters={
