@@ -141,10 +141,14 @@ CHAPTERS = {
             "draws": Int(1, 20, help="coupled draws pooled per size"),
             "drop_top": Int(0, 3, help="largest values removed from every bulk statistic"),
             "cells": Int(8, 150, help="grid cells per axis of the vector Dyson solver"),
+            "passage": Choice(PASSAGE_NAMES, help="passage whose all-MiniLM-L6-v2 token "
+                              "embeddings feed the embedding study"),
+            "embedding_ells": IntList(16, 512, max_len=6, help="sizes ℓ of the embedding "
+                                      "study (first ℓ tokens; cut at the passage's length)"),
             "seed": SEED,
         },
         quick={"ells": [64, 128], "head_ells": [64, 128], "d_h": 16, "draws": 1,
-               "cells": 24},
+               "cells": 24, "passage": "abstract2", "embedding_ells": [32, 64]},
     ),
     # --- 10_trained_transformer ---
     "10_trained_transformer": ChapterSpec(
