@@ -140,7 +140,7 @@ CHAPTERS = {
             "head_ells": IntList(16, 4000, max_len=6,
                                  help="sizes ℓ of the head-width study (c = ℓ/d_h)"),
             "d_h": Int(1, 1024, help="head width d_h of the head-width study"),
-            "beta": Float(0, 3, min_open=True, help="inverse temperature β"),
+            "beta": Float(0.01, 3, help="inverse temperature β"),
             "gamma": Float(1, 16, help="tokens per embedding width ℓ/d of the token studies"),
             "shared": Float(0, 0.95, help="weight ρ of the shared mean direction of the tokens"),
             "draws": Int(1, 20, help="coupled draws pooled per size"),
