@@ -91,6 +91,7 @@ _EXPORTS = {
     "ParameterError": "_validation",
     "ParameterTypeError": "_validation",
     "UnresolvedLawError": "laws.multihead",
+    "LawAccuracyError": "laws.base",
     "SweepError": "sweeps",
     "WeightsError": "pretrained.minilm",
 }
