@@ -13,7 +13,8 @@ import pytest
 from numpy.testing import assert_allclose
 
 import attnspec
-from attnspec import AttentionLaw, MarchenkoPastur, MultiHeadLaw, ScoreProductLaw, Semicircle
+from attnspec import (AttentionLaw, MarchenkoPastur, MultiHeadLaw, ScoreProductLaw, Semicircle,
+                      TriangularProfileLaw)
 
 LAWS = {
     "AttentionLaw(1, 1)": lambda: AttentionLaw(1.0, 1.0),
@@ -26,6 +27,8 @@ LAWS = {
     "ScoreProductLaw(1)": lambda: ScoreProductLaw(1.0),
     "ScoreProductLaw(2)": lambda: ScoreProductLaw(2.0),
     "Semicircle(2)": lambda: Semicircle(2.0),
+    "TriangularProfileLaw(1)": lambda: TriangularProfileLaw(1.0),
+    "TriangularProfileLaw(0.3)": lambda: TriangularProfileLaw(0.3),
     "MultiHeadLaw(none)": lambda: MultiHeadLaw(50, 100, 2, 1.0),
     "MultiHeadLaw(shared_pattern, l=d)": lambda: MultiHeadLaw(100, 100, 4, 0.5,
                                                                 tie="shared_pattern"),
