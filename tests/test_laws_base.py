@@ -107,9 +107,9 @@ def test_moments_mean_var_and_interval_agree(law):
 
 
 def test_rvs_is_seeded_and_follows_the_law(law):
-    """Same seed, same draws; 4000 draws pass a KS test at level 1 %."""
-    x = law.rvs(4000, rng=1)
-    np.testing.assert_array_equal(x, law.rvs(4000, rng=np.random.default_rng(1)))
+    """Same seed, same draws; 1000 draws pass a KS test at level 1 %."""
+    x = law.rvs(1000, rng=1)
+    np.testing.assert_array_equal(x, law.rvs(1000, rng=np.random.default_rng(1)))
     assert attnspec.ks_distance(x, law) < 1.63 / np.sqrt(x.size)
     assert isinstance(law.rvs(rng=0), float)
 
