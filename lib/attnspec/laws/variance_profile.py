@@ -15,12 +15,13 @@ import math
 
 import numpy as np
 
-from .._validation import check_float, check_int, check_rng
+from .._validation import check_float, check_int
+from .base import LawSummaries
 
 __all__ = ["TriangularProfileLaw"]
 
 
-class TriangularProfileLaw:
+class TriangularProfileLaw(LawSummaries):
     r"""Limit law of X Xᵀ for the causal profile σ²·1{j ≤ i} (chapter 9; closed form).
 
     The squared singular values of an ℓ×ℓ lower-triangular Gaussian matrix with entries of
@@ -110,28 +111,3 @@ class TriangularProfileLaw:
         """k-th moment σ^{2k} kᵏ/(k + 1)! (Dykema & Haagerup)."""
         k = check_int("k", k, min=0)
         return self.scale ** k * k ** k / math.factorial(k + 1) if k else 1.0
-
-    def mean(self):
-        """σ²/2."""
-        return self.moment(1)
-
-    def var(self):
-        """Variance 2σ⁴/3 − σ⁴/4 = 5σ⁴/12."""
-        return self.moment(2) - self.moment(1) ** 2
-
-    def std(self):
-        """Standard deviation."""
-        return math.sqrt(self.var())
-
-    def median(self):
-        """``ppf(0.5)``."""
-        return self.ppf(0.5)
-
-    def interval(self, confidence):
-        """Equal-tailed interval ``(ppf((1 − confidence)/2), ppf((1 + confidence)/2))``."""
-        confidence = check_float("confidence", confidence, min=0, max=1)
-        return self.ppf(0.5 - confidence / 2), self.ppf(0.5 + confidence / 2)
-
-    def rvs(self, size=None, rng=None):
-        """Random draws by inversion."""
-        return self.ppf(check_rng(rng).random(size))
