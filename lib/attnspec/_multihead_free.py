@@ -12,14 +12,14 @@ Private module: the public surface is :mod:`attnspec.multihead_laws`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from .hermite import noise_variance
 from .laws import free_cumulant_moments
 
-__all__ = ["Chain", "Jet"]
+__all__ = ["Chain", "Jet", "Point"]
 
 
 class Jet:
@@ -82,13 +82,33 @@ def mp_cauchy(r, y):
     return (r + (y - 1) - root) / (2 * y * r)
 
 
+def _mp_cauchy_explicit(r, y):
+    """:func:`mp_cauchy` and its derivative dG/dr on complex arrays."""
+    em, ep = (1 - np.sqrt(y)) ** 2, (1 + np.sqrt(y)) ** 2
+    s1, s2 = np.sqrt(r - em), np.sqrt(r - ep)
+    root = s1 * s2
+    G = (r + (y - 1) - root) / (2 * y * r)
+    droot = (2 * r - em - ep) / (2 * root)
+    return G, (1 - droot) / (2 * y * r) - G / r
+
+
+class Point:
+    """The backward map evaluated at p: z, z′(p), G_Y, G_Y′(p) and the intermediate
+    subordination points and Cauchy transforms that :meth:`Chain.physical` checks."""
+
+    __slots__ = ("p", "z", "dz", "G", "dG", "up", "down")
+
+    def __init__(self, p, z, dz, G, dG, up, down):
+        self.p, self.z, self.dz, self.G, self.dG, self.up, self.down = p, z, dz, G, dG, up, down
+
+
 @dataclass(frozen=True)
 class Chain:
     """The backward map p -> (z, G_Y(z)) of one multi-head configuration.
 
     Parameters (already reduced, see ``MultiHeadLaw``): ``kind`` is ``"untied"`` or ``"kv"``;
-    ``heads`` the number of free summands; ``s = e^{β²} - 1``; ``alpha2 = s - β²``;
-    ``c = ℓ/d_head``; ``a = ℓ/d_value`` (value map); ``gamma = ℓ/d`` (output projection).
+    ``heads`` the number of free summands; ``c = ℓ/d_head``; ``a = ℓ/d_value`` (value map);
+    ``gamma = ℓ/d`` (output projection).  Derived: ``s = e^{β²} − 1``, ``alpha2 = s − β²``.
     """
 
     kind: str
@@ -97,25 +117,22 @@ class Chain:
     c: float
     a: float
     gamma: float
+    s: float = field(init=False, repr=False)
+    alpha2: float = field(init=False, repr=False)
 
-    @property
-    def s(self):
-        return float(np.expm1(self.beta ** 2))
+    def __post_init__(self):
+        object.__setattr__(self, "s", float(np.expm1(self.beta ** 2)))
+        # e^{β²} − 1 − β² without cancellation at small β
+        object.__setattr__(self, "alpha2", float(noise_variance(self.beta)))
 
-    @property
-    def alpha2(self):
-        return noise_variance(self.beta)   # e^{β²} − 1 − β² without cancellation at small β
-
-    # ---- per-head step: returns (w2, G_h(w2)) -------------------------------------------
-    def _head_untied(self, g, core_only=False):
+    # ---- generic arithmetic form (works on Jets, arrays and the test oracles' rationals) --------
+    def _head_untied(self, g):
         """Attention core ν∞(β, c) then the value map ⊠ MP(a), parametrised by the symmetrised
         Cauchy variable g of ν∞:  K(g) = 1/g + α²g + β²g/(1 - cβ²g²)."""
         b2 = self.beta ** 2
         K = 1 / g + self.alpha2 * g + b2 * g / (1 - self.c * b2 * g * g)
-        u = g / K                      # G_nu(w3)
-        w3 = K * K
         tau = 1 - self.a + self.a * g * K   # = 1 - a + a w3 G_nu(w3)
-        return (K, u) if core_only else (w3 * tau, u / tau)
+        return K * K * tau, (g / K) / tau
 
     def _head_kv(self, p):
         """Key–value tie: T_h = G Σ Gᵀ/d_h, Σ = (β²/y)Ĉ² + α²Ĉ, Ĉ ~ MP(y), y = d_h/ℓ = 1/c.
@@ -123,79 +140,205 @@ class Chain:
         y = 1.0 / self.c
         P2 = self.beta ** 2 / y ** 2
         P1 = self.alpha2 / y
-        # roots of P2 x² + P1 x − 1/p, in the cancellation-free form (Re disc ≥ 0, P1 > 0)
         q = -0.5 * (P1 + jsqrt(P1 * P1 + 4 * P2 / p))
         r2 = q / P2
         r1 = -1 / (p * q)
-        # ∫ dMP / ((x - r1)(x - r2)) = [G(r2) - G(r1)] / (r1 - r2)
         inner = (mp_cauchy(r2, y) - mp_cauchy(r1, y)) / (r1 - r2)
-        J = -inner / (p * P2)          # ∫ dMP / (1 - p τ)
-        w2 = 1 / p + y * (J - 1) / p
-        return w2, p
+        J = -inner / (p * P2)
+        return 1 / p + y * (J - 1) / p, p
 
-    # ---- the whole chain ------------------------------------------------------------------
     def z_of(self, p):
-        """Backward map: per-head parameter p -> (z, G_Y(z)). Works on Jets and on arrays."""
+        """Backward map: per-head parameter p -> (z, G_Y(z)) by generic arithmetic (Jets, the
+        test oracles); the solver uses the explicit :meth:`evaluate`."""
         w2, Gh = self._head_kv(p) if self.kind == "kv" else self._head_untied(p)
         H = self.heads
-        GT = H * Gh                          # G_T(w1) = H G_h(w2)
-        w1 = w2 - (H - 1) / GT               # free additive convolution of H heads / H
-        tauY = 1 - self.gamma + self.gamma * w1 * GT   # output projection ⊠ MP(ℓ/d)
+        GT = H * Gh
+        w1 = w2 - (H - 1) / GT
+        tauY = 1 - self.gamma + self.gamma * w1 * GT
         return w1 * tauY, GT / tauY
+
+    # ---- explicit form with derivatives (the solver's hot path) -----------------------------
+    def evaluate(self, p):
+        """The backward map at p (complex array) with exact derivatives: a :class:`Point`.
+
+        Untied (A1, eq. mhl-backward): ζ = K(g), G_ν = g/ζ, τ_h = 1 − a + a g ζ,
+        ω = ζ²τ_h, G_h = G_ν/τ_h; kv: ω from the Silverstein–Bai equation, G_h = p.  Then
+        G_T = H G_h, w = ω − (H − 1)/G_T, τ = 1 − γ + γ w G_T, z = w τ, G_Y = G_T/τ.
+        """
+        if self.kind == "kv":
+            w2, dw2, Gh, dGh, up, down = self._kv_explicit(p)
+        else:
+            w2, dw2, Gh, dGh, up, down = self._untied_explicit(p)
+        H, gam = self.heads, self.gamma
+        GT, dGT = H * Gh, H * dGh
+        w1 = w2 - (H - 1) / GT
+        dw1 = dw2 + (H - 1) * dGT / (GT * GT)
+        tY = 1 - gam + gam * w1 * GT
+        dtY = gam * (dw1 * GT + w1 * dGT)
+        GY = GT / tY
+        return Point(p, w1 * tY, dw1 * tY + w1 * dtY, GY, (dGT - GY * dtY) / tY,
+                     up + [w1, w2], down + [Gh, GY])
+
+    def _untied_explicit(self, g):
+        A, B, C, a = self.alpha2, self.beta ** 2, self.c * self.beta ** 2, self.a
+        g2 = g * g
+        den = 1 - C * g2
+        K = 1 / g + A * g + B * g / den
+        dK = -1 / g2 + A + B * (1 + C * g2) / (den * den)
+        u = g / K
+        du = (1 - u * dK) / K
+        th = 1 - a + a * g * K
+        dth = a * (K + g * dK)
+        Gh = u / th
+        return (K * K * th, K * (2 * dK * th + K * dth), Gh, (du - Gh * dth) / th,
+                [K], [u, g])
+
+    def _kv_explicit(self, p):
+        y = 1.0 / self.c
+        P2 = self.beta ** 2 / y ** 2
+        P1 = self.alpha2 / y
+        disc = P1 * P1 + 4 * P2 / p
+        sd = np.sqrt(disc)
+        dsd = -2 * P2 / (p * p * sd)
+        q = -0.5 * (P1 + sd)
+        dq = -0.5 * dsd
+        r2, dr2 = q / P2, dq / P2
+        pq = p * q
+        r1 = -1 / pq
+        dr1 = (q + p * dq) / (pq * pq)
+        G2, dG2 = _mp_cauchy_explicit(r2, y)
+        G1, dG1 = _mp_cauchy_explicit(r1, y)
+        dr = r1 - r2
+        inner = (G2 - G1) / dr
+        dinner = (dG2 * dr2 - dG1 * dr1 - inner * (dr1 - dr2)) / dr
+        J = -inner / (p * P2)
+        dJ = -(dinner - inner / p) / (p * P2)
+        num = 1 + y * (J - 1)
+        return num / p, (y * dJ - num / p) / p, p, np.ones_like(p), [], []
+
+    @staticmethod
+    def physical(pt, tol=1e-10):
+        """True where the :class:`Point` is on the physical sheet: subordination points w₁, w₂
+        (and ζ = K(g)) in the closed upper half-plane, Cauchy transforms G_h, G_Y (and g, G_ν)
+        in the lower one, and, for a real solution, G_Y′(x) ≤ −G_Y(x)² as for every Cauchy
+        transform on ℝ (Cauchy–Schwarz)."""
+        G = pt.G
+        real = np.abs(G.imag) <= 1e-12 * np.abs(G)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            slope = (pt.dG / pt.dz).real
+        ok = (~real | (slope <= -(G.real ** 2) * (1 - 1e-6))) & np.isfinite(G) & np.isfinite(pt.z)
+        for v in pt.up:
+            ok &= v.imag >= -tol * np.abs(v)
+        for v in pt.down:
+            ok &= v.imag <= tol * np.abs(v)
+        return ok
+
+    def is_physical(self, p, tol=1e-10):
+        """:meth:`physical` at p (evaluates the chain once)."""
+        with np.errstate(all="ignore"):
+            return self.physical(self.evaluate(np.asarray(p, dtype=complex)), tol)
 
     def initial(self, z):
         """Large-|z| guess of p, from w2 ≈ H z: g ≈ (H z)^{-1/2} (untied), G_h ≈ 1/(H z) (kv)."""
         w2 = self.heads * z
         return 1 / np.sqrt(w2) if self.kind == "untied" else 1 / w2
 
+    # ---- solvers ----------------------------------------------------------------------------
     def newton(self, z, p, iters):
         """``iters`` ≥ 1 Newton steps on z(p) = z (arrays); returns p, and z'(p) and G_Y at the
         last point evaluated (one step before p: good enough for the next predictor)."""
         for _ in range(iters):
-            zz, G = self.z_of(Jet(p, np.ones_like(p)))
-            p = p - (zz.v - z) / zz.d
-        return p, zz.d, G.v
+            pt = self.evaluate(p)
+            p = p - (pt.z - z) / pt.dz
+        return p, pt.dz, pt.G
 
-    def is_physical(self, p, tol=1e-10):
-        """True where p is on the physical sheet: subordination points w₁, w₂ (and ζ = K(g)) in
-        the closed upper half-plane, Cauchy transforms G_h, G_Y (and g, G_ν) in the lower one,
-        and, for a real solution, G_Y′(x) ≤ −G_Y(x)² as for every Cauchy transform on ℝ."""
-        p = Jet(p, np.ones_like(p))
-        w2, Gh = self._head_kv(p) if self.kind == "kv" else self._head_untied(p)
-        GT = self.heads * Gh
-        w1 = w2 - (self.heads - 1) / GT
-        tauY = 1 - self.gamma + self.gamma * w1 * GT
-        z, GY = w1 * tauY, GT / tauY
-        # a real solution (x outside the support) needs G′(x) ≤ −G(x)² (Cauchy–Schwarz)
-        real = np.abs(GY.v.imag) <= 1e-12 * np.abs(GY.v)
-        slope = (GY.d / z.d).real
-        ok_real = ~real | (slope <= -(GY.v.real ** 2) * (1 - 1e-6))
-        core = [] if self.kind == "kv" else list(self._head_untied(p, core_only=True))  # ζ, G_ν
-        up = [w1, w2] + core[:1]
-        down = [Gh, GY] + core[1:] + ([] if self.kind == "kv" else [p])
-        up, down = [v.v for v in up], [v.v for v in down]
-        ok = ok_real.copy()
-        for v in up:
-            ok &= v.imag >= -tol * np.abs(v)
-        for v in down:
-            ok &= v.imag <= tol * np.abs(v)
-        return ok & np.isfinite(GY.v)
+    def polish(self, z, p, least, most=60, tol=1e-14):
+        """At least ``least`` Newton steps on z(p) = z, then more on the points not yet
+        converged (|step| > tol·|p|; near an edge Newton is only linear), up to ``most``."""
+        p = self.newton(z, p, least)[0]
+        active = np.ones(p.shape, bool)
+        for _ in range(most - least):
+            q = p[active]
+            pt = self.evaluate(q)
+            step = (pt.z - z[active]) / pt.dz
+            p[active] = q - step
+            active[active] = np.abs(step) > tol * np.abs(q)
+            if not active.any():
+                break
+        return p
 
-    def cauchy_on_axis(self, x, scale, eta=0.0):
+    def solve_from(self, x, p, most=30, near=0.5):
+        """Newton on log z(p) = log x from the guesses p (x > 0 real): p ← p·exp(−F/F′),
+        F = log z − log x, F′ = p z′/z (exact for a power law z ∝ p^k, the behaviour at a hard
+        edge); steps longer than 2 in log p are shortened to 2.  A point stops after the step
+        that follows |z − x| ≤ 1e-15 x or |Δ log p| ≤ 1e-14, or when its residual stops
+        falling (the rounding level of z).  Returns (Point at the solutions, ok) with ok where
+        |z − x| ≤ 1e-12 x on the physical sheet (:meth:`physical`) within ``near`` of the
+        guess in log p (a root far from a good guess may belong to another sheet even when
+        it passes :meth:`physical`)."""
+        p = np.array(p, dtype=complex)
+        start = p.copy()
+        logx = np.log(x)
+        active = np.ones(p.shape, bool)
+        last = np.full(p.shape, np.inf)
+        with np.errstate(all="ignore"):
+            for _ in range(most):
+                q = p[active]
+                pt = self.evaluate(q)
+                res = np.abs(pt.z - x[active])
+                step = (np.log(pt.z) - logx[active]) * pt.z / (pt.dz * q)
+                size = np.abs(step)
+                falling = np.isfinite(step) & (res < 0.5 * last[active])
+                go = falling & (size > 1e-14) & (res > 1e-15 * x[active])
+                step = np.where(size > 2.0, 2.0 * step / size, step)
+                p[active] = np.where(falling, q * np.exp(-step), q)   # a last step when done
+                last[active] = res
+                active[active] = go
+                if not active.any():
+                    break
+            pt = self.evaluate(p)
+            ok = ((np.abs(pt.z - x) <= 1e-12 * x) & self.physical(pt)
+                  & (np.abs(np.log(p / start)) <= near))
+        return pt, ok
+
+    def cauchy_on_axis(self, x, scale, eta=0.0, guess=None, fallback=True):
         """G_Y(x + iη) for real x (default η = 0⁺, the boundary value), and the parameter p.
 
-        A short η-ladder first (10·scale down to 1e-6·scale, η divided by ≤ 10 per level, one
+        With starting points ``guess`` (complex array like x; NaN where there is none) and
+        η = 0, each point x > 0 is solved by :meth:`solve_from`; the points that do not
+        converge on the physical sheet, and all points without a guess, go to the η-ladder:
+        a short one first (10·scale down to 1e-6·scale, η divided by ≤ 10 per level, one
         Newton step each); points near 0 (|x| < 1e-3·scale, where hard edges live) and points
-        that end off the physical sheet (:meth:`is_physical`) are redone with a long ladder
-        (50·scale down to 1e-9·scale, η divided by ≤ 2.2 per level, two steps each), and those
-        still off the sheet with a longer one (η divided by ≤ 1.3 per level).
+        that end off the physical sheet are redone with a long ladder (50·scale down to
+        1e-9·scale, η divided by ≤ 2.2 per level, two steps each), and those still off the
+        sheet with a longer one (≤ 1.3).  With ``fallback=False`` the points that need the
+        ladder get NaN instead.
         """
         x = np.asarray(x, dtype=float)
+        G = np.empty(x.shape, complex)
+        p = np.empty(x.shape, complex)
+        todo = np.ones(x.shape, bool)
+        if guess is not None and eta == 0:
+            has = (x > 0) & np.isfinite(guess)
+            pt, ok = self.solve_from(x[has], guess[has])
+            idx = np.flatnonzero(has)[ok]
+            G[idx], p[idx] = pt.G[ok], pt.p[ok]
+            todo[idx] = False
+        if todo.any() and fallback:
+            G[todo], p[todo] = self._robust(x[todo], scale, eta)
+        elif todo.any():
+            G[todo] = p[todo] = np.nan
+        return G, p
+
+    def _robust(self, x, scale, eta, near_zero=1e-3):
+        """The η-ladder of :meth:`cauchy_on_axis` (no starting guesses); points with
+        |x| < near_zero·scale always take the long ladder."""
         G, p, G_low = self._ladder(x, scale, eta, top=10.0, ratio=10.0, iters=1, bottom=1e-6)
-        # a density that collapses between the last ladder level and η = 0 means the final
-        # Newton steps jumped to a real root of another sheet (or x is within ~η of an edge)
-        collapsed = -G.imag < 0.5 * -G_low.imag
-        redo = ~self.is_physical(p) | (np.abs(x) < 1e-3 * scale) | collapsed
+        # a density that collapses (but not to 0) between the last ladder level and η = 0
+        # means the final Newton steps jumped to another sheet (or x is within ~η of an
+        # edge); a real solution is checked by the Cauchy–Schwarz test of physical()
+        collapsed = (-G.imag < 0.5 * -G_low.imag) & (np.abs(G.imag) > 1e-12 * np.abs(G))
+        redo = ~self.is_physical(p) | (np.abs(x) < near_zero * scale) | collapsed
         for ratio in (2.2, 1.3):         # long ladders for the flagged points
             if not redo.any():
                 break
@@ -214,28 +357,14 @@ class Chain:
         levels = max(int(np.ceil(np.log(span) / np.log(ratio))) + 1, 2)
         etas = scale * top * (low / (scale * top)) ** np.linspace(0, 1, levels)[:, None]
         etas = etas * np.ones_like(x)
-        p = self.initial(x + 1j * etas[0])
-        p, dz, _ = self.newton(x + 1j * etas[0], p, 2)
-        for prev, now in zip(etas[:-1], etas[1:]):
-            p = p + 1j * (now - prev) / dz
-            p, dz, G_low = self.newton(x + 1j * now, p, iters)
-        p = self.polish(x + 1j * eta, p + 1j * (eta - etas[-1]) / dz, final)
-        return self.z_of(Jet(p, 0 * p))[1].v, p, G_low
-
-    def polish(self, z, p, least, most=60, tol=1e-14):
-        """At least ``least`` Newton steps on z(p) = z, then more on the points not yet
-        converged (|step| > tol·|p|; near an edge Newton is only linear), up to ``most``."""
-        p = self.newton(z, p, least)[0]
-        active = np.ones(p.shape, bool)
-        for _ in range(most - least):
-            q = p[active]
-            J = self.z_of(Jet(q, np.ones_like(q)))[0]
-            step = (J.v - z[active]) / J.d
-            p[active] = q - step
-            active[active] = np.abs(step) > tol * np.abs(q)
-            if not active.any():
-                break
-        return p
+        with np.errstate(all="ignore"):
+            p = self.initial(x + 1j * etas[0])
+            p, dz, _ = self.newton(x + 1j * etas[0], p, 2)
+            for prev, now in zip(etas[:-1], etas[1:]):
+                p = p + 1j * (now - prev) / dz
+                p, dz, G_low = self.newton(x + 1j * now, p, iters)
+            p = self.polish(x + 1j * eta, p + 1j * (eta - etas[-1]) / dz, final)
+            return self.evaluate(p).G, p, G_low
 
 
 # ---- moments by exact power-series arithmetic (S- and R-transforms) ----------------------------

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._lawbase import SpectralLaw
-from ._multihead_free import Chain, Jet, chain_moments
+from ._lawbase import _KIND_POWER, SpectralLaw
+from ._multihead_free import Chain, chain_moments
 from ._validation import check_int
 from .multihead import _check_arguments
 
@@ -131,6 +131,24 @@ def multihead_moments(ell, d, heads, beta, tie="none", d_head=None, d_value=None
 
 
 _EXPONENT_KIND = {0.5: "hard", 2 / 3: "hard23", 0.75: "hard34"}
+_KIND_EXPONENT = {kind: e for e, kind in _EXPONENT_KIND.items()}
+_TAIL_START = 1e-10   # below this fraction of the right edge a hard edge uses its series
+
+
+def _tail_points():
+    """Where the hard-edge series is fitted, relative to the right edge."""
+    return _TAIL_START * 10.0 ** np.array([0.0, 2 / 3, 4 / 3, 2.0])
+
+
+def _merge_cuts(pieces):
+    """Undo :func:`_split_near_zero`: the support intervals from the CDF pieces."""
+    out = []
+    for a, b, kind in pieces:
+        if out and out[-1][1] == a:
+            out[-1] = (out[-1][0], b, out[-1][2])
+        else:
+            out.append((a, b, kind))
+    return out
 
 
 def _split_near_zero(a, b, kind):
@@ -203,7 +221,12 @@ class MultiHeadLaw(SpectralLaw):
         self._chain, self._atom, self._par = _chain(ell, d, heads, beta, tie, d_head, d_value,
                                                     groups)
         self._scale = float(_closed_form(self._chain)[0])
-        self._pieces_list = self._find_intervals()
+        self._known = (np.empty(0), np.empty(0, complex))   # solved (x, log p), sorted by x
+        self._tail = None                                    # hard-edge series near 0
+        self._pieces_list = None
+        found = self._find_intervals()
+        self._true_intervals = [(a, b, kind) for a, b, kind in _merge_cuts(found)]
+        self._pieces_list = found
         super().__init__()
         if abs(self._mass_error) > 1e-9:   # builds the CDF series: never return a wrong curve
             raise UnresolvedLawError(
@@ -242,51 +265,154 @@ class MultiHeadLaw(SpectralLaw):
 
     # ---- the solver --------------------------------------------------------------------------
     def cauchy(self, x):
-        """Cauchy transform G_Y(x + i0) on the real axis (complex array)."""
-        G, _ = self._chain.cauchy_on_axis(np.asarray(x, dtype=float), self._scale)
-        return G
+        """Cauchy transform G_Y(x + i0) on the real axis (complex array).
+
+        Each point starts from the solutions already found (:meth:`_remember`); points below
+        the smallest one are solved a decade at a time downwards, each decade starting from
+        the one above (continuation towards a hard edge at 0)."""
+        return self._solve(np.asarray(x, dtype=float))[0]
+
+    def _solve(self, x, fallback=True):
+        """G_Y(x + i0) and p at real x (see :meth:`cauchy`); remembers the solutions.  With
+        ``fallback=False`` points below the known ones that Newton's method does not
+        resolve get NaN instead of the η-ladder."""
+        G = np.empty(x.shape, complex)
+        p = np.empty(x.shape, complex)
+        known_x = self._known[0]
+        low = (x > 0) & (x < known_x[0]) if known_x.size else np.zeros(x.shape, bool)
+        todo = ~low
+        while True:
+            if todo.any():
+                G[todo], p[todo] = self._chain.cauchy_on_axis(
+                    x[todo], self._scale, guess=self._guess(x[todo]),
+                    fallback=fallback or x[todo].min() >= self._known[0][0])
+                self._remember(x[todo], p[todo])
+            if not low.any():
+                return G, p
+            top = x[low].max()                        # next decade down
+            todo = low & (x >= 0.1 * top)
+            low &= ~todo
+
+    def _coordinate(self, x):
+        """The variable in which log p is interpolated: log x while the support is unknown;
+        then Σ_k θ_k(x), θ_k the angle of the CDF map of support interval k (x = a + (b − a)
+        sin^{2m}(θ/2)), in which p is analytic up to the edges (p − p_e ∝ √(x − a) ∝ θ)."""
+        if self._pieces_list is None:
+            return np.log(x)
+        c = np.zeros(np.shape(x))
+        for a, b, kind in self._true_intervals:
+            m = _KIND_POWER[kind]
+            r = (np.clip(x, a, b) - a) / (b - a)
+            c += 2 * np.arctan2(r ** (0.5 / m), np.sqrt(np.maximum(1 - r ** (1 / m), 0)))
+            c += np.pi * (x > b)
+        return c
+
+    def _guess(self, x):
+        """Starting p for each x from the remembered solutions (NaN if there are none)."""
+        known_x, known_lp = self._known
+        if not known_x.size:
+            return None
+        ck, c = self._coordinate(known_x), self._coordinate(np.maximum(x, 1e-300))
+        if self._pieces_list is not None:     # points in the closed support intervals only
+            keep = np.zeros(known_x.shape, bool)
+            for a, b, _ in self._true_intervals:
+                keep |= (known_x >= a) & (known_x <= b)
+            ck, known_lp = ck[keep], known_lp[keep]
+        lp = np.interp(c, ck, known_lp.real) + 1j * np.interp(c, ck, known_lp.imag)
+        return np.exp(lp)
+
+    def _remember(self, x, p):
+        """Add solved points (x > 0) to the table of starting guesses (sorted by x)."""
+        keep = (x > 0) & np.isfinite(p) & (p != 0)
+        if not keep.any():
+            return
+        lp = np.log(p[keep])
+        lp = np.where(lp.imag > np.pi / 2, lp - 2j * np.pi, lp)   # p on the negative axis: −π
+        xs = np.concatenate([self._known[0], x[keep]])
+        lp = np.concatenate([self._known[1], lp])
+        xs, idx = np.unique(xs, return_index=True)
+        self._known = (xs, lp[idx])
 
     def density(self, x):
-        """Density −Im G_Y(x + i0)/π at any real x (no support bookkeeping; vectorised)."""
-        return np.maximum(-self.cauchy(x).imag / np.pi, 0.0)
+        """Density −Im G_Y(x + i0)/π at any real x (no support bookkeeping; vectorised).
+
+        Below ``_TAIL_START``·(right edge) at a hard edge ρ ~ x^{-e} at 0 (e = 1/2, 2/3, 3/4,
+        i.e. z(p) − 0 has a zero of order k = 1/(1 − e) in p), where rounding of z limits the
+        solver, the density is the series ρ(x) = x^{-e} Σ_{j<4} c_j x^{j(1−e)} fitted at four
+        points x₀·10^{0, 2/3, 4/3, 2}, x₀ = _TAIL_START·b; its truncation error is
+        O((x₀/b)^{4(1−e)}) relative, on a region holding O((x₀/b)^{1−e}) of the mass."""
+        x = np.asarray(x, dtype=float)
+        if self._tail is None:
+            return np.maximum(-self.cauchy(x).imag / np.pi, 0.0)
+        x0, e, coef = self._tail
+        small = (x > 0) & (x < x0)
+        out = np.empty(x.shape)
+        out[~small] = np.maximum(-self.cauchy(x[~small]).imag / np.pi, 0.0)
+        xs = x[small]
+        out[small] = xs ** -e * np.polynomial.polynomial.polyval((xs / x0) ** (1 - e), coef)
+        return out
+
+    def _fit_tail(self, b, kind):
+        """The hard-edge series of :meth:`density` (see there)."""
+        e = _KIND_EXPONENT[kind]
+        x0 = _TAIL_START * b
+        xs = b * _tail_points()
+        rho = self.density(xs)
+        t = (xs / x0) ** (1 - e)
+        coef = np.linalg.solve(np.vander(t, 4, increasing=True), rho * xs ** e)
+        self._tail = (x0, e, coef)
 
     def _z_derivatives(self, p, h=1e-6):
         """z′(p) and z″(p) (z″ by a central difference of the exact z′)."""
-        dz = lambda q: self._chain.z_of(Jet(q, np.ones_like(q)))[0].d
         step = h * np.abs(p)
-        return dz(p), (dz(p + step) - dz(p - step)) / (2 * step)
+        ev = self._chain.evaluate
+        return ev(p).dz, (ev(p + step).dz - ev(p - step).dz) / (2 * step)
 
     def _critical_edge(self, p):
         """Refine an edge: Newton on z′(p) = 0 from p; returns the real edge z(p*)."""
         p = np.atleast_1d(np.asarray(p, dtype=complex))
-        for _ in range(60):
-            d1, d2 = self._z_derivatives(p)
-            step = d1 / d2
-            p = p - step
-            if np.all(np.abs(step) <= 1e-15 * np.abs(p)):
-                break
-        z = self._chain.z_of(Jet(p, 0 * p))[0].v[0]
+        with np.errstate(all="ignore"):
+            for _ in range(60):
+                d1, d2 = self._z_derivatives(p)
+                step = d1 / d2
+                p = p - step
+                if not np.all(np.abs(step) > 1e-15 * np.abs(p)):
+                    break
+            z = self._chain.evaluate(p).z[0]
+        if abs(z.imag) < 1e-8 * abs(z) and z.real > 0:
+            self._remember(np.array([z.real]), p)   # the edge itself: a starting point
         return float(z.real), float(abs(z.imag))
 
     def _find_intervals(self):
         """Support intervals [(a, b, left_kind), ...] from a density scan refined at edges."""
         ch = self._chain
         # right edge: first critical point of z(p) along real p from 0+ (z decreasing from +∞)
-        p = ch.initial(1e4 * self._scale + 0j).real * np.geomspace(1, 1e4, 4000)
-        J = ch.z_of(Jet(p + 0j, np.ones(p.size, complex)))[0]
-        bad = (J.d.real >= 0) | (np.abs(J.v.imag) > 1e-12 * np.abs(J.v)) | ~np.isfinite(J.v)
+        p = ch.initial(1e4 * self._scale + 0j).real * np.geomspace(1, 1e4, 600)
+        with np.errstate(all="ignore"):
+            J = ch.evaluate(p + 0j)
+        bad = (J.dz.real >= 0) | (np.abs(J.z.imag) > 1e-12 * np.abs(J.z)) | ~np.isfinite(J.z)
         i = int(np.argmax(bad))
         b, err = self._critical_edge(p[max(i - 1, 0)])
-        if not (err < 1e-8 * b and 0 < b <= J.v[: i + 1].real.min() * (1 + 1e-12)):
-            raise RuntimeError(f"right edge not found for {self!r}")
-        # scan the density on (0, b) (squared spacing resolves the region near 0)
+
+        if not (err < 1e-8 * b and 0 < b <= J.z[: i + 1].real.min() * (1 + 1e-12)):
+            raise UnresolvedLawError(f"{self!r}: the right edge of the support is not resolved")
+        # seeds by the η-ladder away from 0, then the scan from the seeds (squared spacing
+        # resolves the region near 0)
+        u = (np.arange(1, 33) - 0.5) / 32
+        seeds = b * u * u
+        G, p = self._chain._robust(seeds, self._scale, 0.0, near_zero=0.0)
+        self._remember(seeds, p)
         u = (np.arange(1, 1601) - 0.5) / 1600
         x = b * u * u
-        G, p = ch.cauchy_on_axis(x, self._scale)
+        # below the seeds, points Newton's method cannot reach from above are left out of the
+        # scan (NaN): an interval missed there shows as a mass defect at the check in __init__
+        G, p = self._solve(x, fallback=False)
+        resolved = np.isfinite(G)
+        x, G, p = x[resolved], G[resolved], p[resolved]
         rho = -G.imag / np.pi
         inside = rho * b > 1e-9
         if not inside.any():
-            raise RuntimeError(f"empty density scan for {self!r}")
+            raise UnresolvedLawError(f"{self!r}: the density scan found no support")
         starts = np.flatnonzero(inside & ~np.r_[False, inside[:-1]])
         stops = np.flatnonzero(inside & ~np.r_[inside[1:], False])
         intervals = []
@@ -294,6 +420,8 @@ class MultiHeadLaw(SpectralLaw):
             left, kind = 0.0, "soft"
             if i0 == 0 and self._atom == 0.0:
                 kind = self._hard_kind(b)
+                if kind != "soft":
+                    self._fit_tail(b, kind)
             if kind == "soft":
                 left, err = self._critical_edge(p[i0])
                 lo = x[i0 - 1] if i0 > 0 else 0.0
@@ -310,7 +438,7 @@ class MultiHeadLaw(SpectralLaw):
 
     def _hard_kind(self, b):
         """Left edge at 0: classify ρ ~ x^{-e} by e from two tiny points."""
-        rho = self.density(b * np.array([1e-10, 1e-12]))
+        rho = self.density(b * np.array([1e-8, 1e-10]))
         if not np.all(rho > 0):
             return "soft"
         e = np.log(rho[1] / rho[0]) / np.log(100.0)
