@@ -267,18 +267,18 @@ class Chain:
                 break
         return p
 
-    def solve_from(self, x, p, most=30, near=0.5):
-        """Newton on log z(p) = log x from the guesses p (x > 0 real): p ← p·exp(−F/F′),
-        F = log z − log x, F′ = p z′/z (exact for a power law z ∝ p^k, the behaviour at a hard
-        edge); steps longer than 2 in log p are shortened to 2.  A point stops after the step
-        that follows |z − x| ≤ 1e-15 x or |Δ log p| ≤ 1e-14, or when its residual stops
-        falling (the rounding level of z).  Returns (Point at the solutions, ok) with ok where
-        |z − x| ≤ 1e-12 x on the physical sheet (:meth:`physical`) within ``near`` of the
+    def solve_from(self, x, p, most=30, near=2.5):
+        """Newton on z(p) = x from the guesses p (x > 0 real), steps longer than |p|/2
+        shortened to |p|/2 (near a hard edge z ≈ C(p − p₀)^k: plain Newton approaches the
+        root monotonically along its ray, where Newton on log z overshoots to a neighbouring
+        root of the cluster around p₀).  A point stops after the step
+        that follows |z − x| ≤ 1e-15 x or |Δ log p| ≤ 1e-14, or when its residual, below
+        1e-10 x, stops falling (the rounding level of z).  Returns (Point at the solutions, ok) with ok where
+        |z − x| ≤ 1e-11 x on the physical sheet (:meth:`physical`) within ``near`` of the
         guess in log p (a root far from a good guess may belong to another sheet even when
         it passes :meth:`physical`)."""
         p = np.array(p, dtype=complex)
         start = p.copy()
-        logx = np.log(x)
         active = np.ones(p.shape, bool)
         last = np.full(p.shape, np.inf)
         with np.errstate(all="ignore"):
@@ -286,18 +286,19 @@ class Chain:
                 q = p[active]
                 pt = self.evaluate(q)
                 res = np.abs(pt.z - x[active])
-                step = (np.log(pt.z) - logx[active]) * pt.z / (pt.dz * q)
+                step = (pt.z - x[active]) / (pt.dz * q)        # Newton step, relative to p
                 size = np.abs(step)
-                falling = np.isfinite(step) & (res < 0.5 * last[active])
+                falling = np.isfinite(step) & ((res < 0.5 * last[active])
+                                               | (res > 1e-10 * x[active]))
                 go = falling & (size > 1e-14) & (res > 1e-15 * x[active])
-                step = np.where(size > 2.0, 2.0 * step / size, step)
-                p[active] = np.where(falling, q * np.exp(-step), q)   # a last step when done
+                step = np.where(size > 0.5, 0.5 * step / size, step)
+                p[active] = np.where(falling, q * (1 - step), q)      # a last step when done
                 last[active] = res
                 active[active] = go
                 if not active.any():
                     break
             pt = self.evaluate(p)
-            ok = ((np.abs(pt.z - x) <= 1e-12 * x) & self.physical(pt)
+            ok = ((np.abs(pt.z - x) <= 1e-11 * x) & self.physical(pt)
                   & (np.abs(np.log(p / start)) <= near))
         return pt, ok
 
