@@ -24,6 +24,11 @@ and optionally
     behaves at the left end ``a``: ``"soft"`` (vanishes like √(x − a)), ``"hard"`` (``a = 0``,
     blows up like x^{-1/2}) or ``"hard23"`` (``a = 0``, like x^{-2/3}). Right ends are always
     soft (square-root), as for every law in this package.
+``_cdf_intervals()``
+    the intervals on which the CDF series are built, by default ``_intervals()``; a law may
+    cut a support interval into consecutive pieces (``[(a, c, kind), (c, b, "soft")]``) so
+    that each piece's integrand has one scale. ``pdf`` and ``support`` still use
+    ``_intervals()``.
 ``_moment(k)``
     an exact k-th moment (return ``None`` to fall back to quadrature).
 
@@ -207,6 +212,9 @@ class SpectralLaw(abc.ABC):
     def _intervals(self):
         return [(self._a, self._b, self._left_edge)]
 
+    def _cdf_intervals(self):
+        return self._intervals()
+
     def _moment(self, k):
         return None
 
@@ -215,7 +223,7 @@ class SpectralLaw(abc.ABC):
     def _pieces(self):
         if self._pieces_cache is None:
             self._pieces_cache = [_Piece(a, b, kind, self._pdf)
-                                  for a, b, kind in self._intervals()]
+                                  for a, b, kind in self._cdf_intervals()]
         return self._pieces_cache
 
     @property

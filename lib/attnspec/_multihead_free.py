@@ -108,7 +108,10 @@ class Chain:
 
     Parameters (already reduced, see ``MultiHeadLaw``): ``kind`` is ``"untied"`` or ``"kv"``;
     ``heads`` the number of free summands; ``c = ℓ/d_head``; ``a = ℓ/d_value`` (value map);
-    ``gamma = ℓ/d`` (output projection).  Derived: ``s = e^{β²} − 1``, ``alpha2 = s − β²``.
+    ``gamma = ℓ/d`` (output projection); ``unit``: the chain describes the law of x/unit
+    (a dilation: α² and β² of the core are divided by ``unit``, so that at large β the law is
+    computed as the law of x/s, with no overflow).  Derived, in these units:
+    ``s = (e^{β²} − 1)/unit``, ``alpha2 = (s − β²)/unit``, ``b2 = β²/unit``.
     """
 
     kind: str
@@ -117,19 +120,22 @@ class Chain:
     c: float
     a: float
     gamma: float
+    unit: float = 1.0
     s: float = field(init=False, repr=False)
     alpha2: float = field(init=False, repr=False)
+    b2: float = field(init=False, repr=False)
 
     def __post_init__(self):
-        object.__setattr__(self, "s", float(np.expm1(self.beta ** 2)))
+        object.__setattr__(self, "s", float(np.expm1(self.beta ** 2)) / self.unit)
         # e^{β²} − 1 − β² without cancellation at small β
-        object.__setattr__(self, "alpha2", float(noise_variance(self.beta)))
+        object.__setattr__(self, "alpha2", float(noise_variance(self.beta)) / self.unit)
+        object.__setattr__(self, "b2", self.beta ** 2 / self.unit)
 
     # ---- generic arithmetic form (works on Jets, arrays and the test oracles' rationals) --------
     def _head_untied(self, g):
         """Attention core ν∞(β, c) then the value map ⊠ MP(a), parametrised by the symmetrised
         Cauchy variable g of ν∞:  K(g) = 1/g + α²g + β²g/(1 - cβ²g²)."""
-        b2 = self.beta ** 2
+        b2 = self.b2
         K = 1 / g + self.alpha2 * g + b2 * g / (1 - self.c * b2 * g * g)
         tau = 1 - self.a + self.a * g * K   # = 1 - a + a w3 G_nu(w3)
         return K * K * tau, (g / K) / tau
@@ -138,7 +144,7 @@ class Chain:
         """Key–value tie: T_h = G Σ Gᵀ/d_h, Σ = (β²/y)Ĉ² + α²Ĉ, Ĉ ~ MP(y), y = d_h/ℓ = 1/c.
         Silverstein–Bai: w2 = 1/p + y ∫ τ(x)/(1 - p τ(x)) dMP_y(x), τ(x) = Σ(x)/y."""
         y = 1.0 / self.c
-        P2 = self.beta ** 2 / y ** 2
+        P2 = self.b2 / y ** 2
         P1 = self.alpha2 / y
         q = -0.5 * (P1 + jsqrt(P1 * P1 + 4 * P2 / p))
         r2 = q / P2
@@ -180,7 +186,7 @@ class Chain:
                      up + [w1, w2], down + [Gh, GY])
 
     def _untied_explicit(self, g):
-        A, B, C, a = self.alpha2, self.beta ** 2, self.c * self.beta ** 2, self.a
+        A, B, C, a = self.alpha2, self.b2, self.c * self.b2, self.a
         g2 = g * g
         den = 1 - C * g2
         K = 1 / g + A * g + B * g / den
@@ -195,7 +201,7 @@ class Chain:
 
     def _kv_explicit(self, p):
         y = 1.0 / self.c
-        P2 = self.beta ** 2 / y ** 2
+        P2 = self.b2 / y ** 2
         P1 = self.alpha2 / y
         disc = P1 * P1 + 4 * P2 / p
         sd = np.sqrt(disc)
@@ -411,8 +417,9 @@ def times_mp(m, ratio, n):
 
 
 def chain_moments(chain, n):
-    """Moments m_1..m_n of the output law of ``chain`` (exact series arithmetic)."""
-    b2, c, s, a2 = chain.beta ** 2, chain.c, chain.s, chain.alpha2
+    """Moments m_1..m_n of the output law of ``chain`` (exact series arithmetic), in units of
+    ``chain.unit`` (m_k/unit^k)."""
+    b2, c, s, a2 = chain.b2, chain.c, chain.s, chain.alpha2
     if chain.kind == "untied":
         # ν∞: symmetrised free cumulants κ₂ = s, κ_2j = c^{j-1} β^{2j}; m_k(ν) = M_2k(sym)
         kappa = np.zeros(2 * n)
@@ -517,7 +524,7 @@ def cauchy_forward(chain, z, sweeps=4000, damping=0.5, nodes=2000):
     if chain.kind != "kv" or chain.c < 1 or chain.gamma > 1:
         raise ValueError("cauchy_forward covers the kv chain with d_head <= ell <= d only")
     z = np.asarray(z, dtype=complex)
-    H, gam, b2, al2 = chain.heads, chain.gamma, chain.beta ** 2, chain.alpha2
+    H, gam, b2, al2 = chain.heads, chain.gamma, chain.b2, chain.alpha2
     y = 1.0 / chain.c
     em, ep = (1 - np.sqrt(y)) ** 2, (1 + np.sqrt(y)) ** 2
     t = np.cos(np.pi * (np.arange(nodes) + 0.5) / nodes)

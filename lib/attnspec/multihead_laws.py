@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._lawbase import _KIND_POWER, SpectralLaw
+from ._lawbase import SpectralLaw, as_float_array
 from ._multihead_free import Chain, chain_moments
-from ._validation import check_int
+from ._validation import ParameterTypeError, check_int
+from .hermite import BETA_MAX
 from .multihead import _check_arguments
 
 __all__ = ["multihead_moments", "MultiHeadLaw", "ACROSS_HEAD_TIES", "UnresolvedLawError"]
@@ -40,18 +41,32 @@ class UnresolvedLawError(ValueError):
 ACROSS_HEAD_TIES = ("mqa", "gqa", "shared_values", "cross_kv", "output_keys")
 
 
-def _chain(ell, d, heads, beta, tie, d_head, d_value, groups):
-    """Validate (as :func:`attnspec.multihead_output` does) and reduce to a :class:`Chain`."""
+#: Smallest β with s = e^{β²} − 1 a normal float64 (β² ≥ 1e-300): below, s underflows to 0.
+BETA_MIN = 1e-150
+
+#: How the density behaves at a left end (m of x = a + (b − a) sin^{2m}(θ/2) in the CDF map).
+_KIND_POWER = {"soft": 1, "hard": 1, "hard34": 2, "hard23": 3}
+
+
+def _chain(ell, d, heads, beta, tie, d_head, d_value, groups, unit=1.0):
+    """Validate (as :func:`attnspec.multihead_output` does, and BETA_MIN ≤ β ≤ BETA_MAX) and
+    reduce to a :class:`Chain` in units of ``unit`` (None: s = e^{β²} − 1)."""
     ell, d, heads, beta, tie, d_head, d_value, groups, _ = _check_arguments(
         ell, d, heads, beta, tie, d_head, d_value, groups, False)
+    if not BETA_MIN <= beta <= BETA_MAX:
+        raise ValueError(
+            f"beta must be in [{BETA_MIN:g}, {BETA_MAX:g}] (hermite.BETA_MAX: beyond it "
+            "s = e^{beta^2} - 1 overflows float64; below BETA_MIN it underflows to 0); "
+            f"got beta={beta!r}")
+    unit = float(np.expm1(beta * beta)) if unit is None else unit
     if tie == "kv" or (tie == "cross_kv" and heads == 1):   # one head: V_1 = K_{1+1 mod 1} = K_1
-        chain = Chain("kv", heads, beta, ell / d_head, ell / d_value, ell / d)
+        chain = Chain("kv", heads, beta, ell / d_head, ell / d_value, ell / d, unit)
         rank = heads * min(ell, d_head)
     elif tie == "shared_pattern":     # one pattern: H → 1, d_v → H d_v
-        chain = Chain("untied", 1, beta, ell / d_head, ell / (heads * d_value), ell / d)
+        chain = Chain("untied", 1, beta, ell / d_head, ell / (heads * d_value), ell / d, unit)
         rank = min(ell, heads * d_value)
     else:                             # "none" and every across-head tie
-        chain = Chain("untied", heads, beta, ell / d_head, ell / d_value, ell / d)
+        chain = Chain("untied", heads, beta, ell / d_head, ell / d_value, ell / d, unit)
         rank = heads * min(ell, d_value)
     atom = max(0.0, 1.0 - min(rank, d, ell) / ell)
     params = dict(ell=ell, d=d, heads=heads, beta=beta, tie=tie, d_head=d_head,
@@ -60,8 +75,8 @@ def _chain(ell, d, heads, beta, tie, d_head, d_value, groups):
 
 
 def _closed_form(chain):
-    """m₁, m₂ from the closed forms (a)–(c) of MATH.md §6 (in chain variables)."""
-    s, a2, b2, H = chain.s, chain.alpha2, chain.beta ** 2, chain.heads
+    """m₁, m₂ from the closed forms (a)–(c) of MATH.md §6, in units of ``chain.unit``."""
+    s, a2, b2, H = chain.s, chain.alpha2, chain.b2, chain.heads
     if chain.kind == "untied":
         m2 = s * s * (1 + (1 + chain.a) / H + chain.gamma) + chain.c * b2 * b2 / H
         return [s, m2]
@@ -73,8 +88,22 @@ def _closed_form(chain):
     return [m1, head + (1 - 1 / H + chain.gamma) * m1 * m1]
 
 
+_LOG_FLOAT_MAX = np.log(np.finfo(float).max)
+
+
+def _unscaled(scaled, k, unit, params):
+    """m_k = (m_k/s^k)·s^k, refusing (ValueError) where it overflows float64."""
+    if scaled > 0 and np.log(scaled) + k * np.log(unit) >= _LOG_FLOAT_MAX:
+        magnitude = (np.log(scaled) + k * np.log(unit)) / np.log(10)
+        raise ValueError(
+            f"moment order {k} overflows float64 at beta={params['beta']!r} (m_{k} ≈ "
+            f"1e{magnitude:.0f}); use multihead_moments(..., scaled=True), which returns "
+            "m_k/s^k with s = e^{beta^2} - 1")
+    return float(scaled * unit ** k)
+
+
 def multihead_moments(ell, d, heads, beta, tie="none", d_head=None, d_value=None, groups=None,
-                      order=2):
+                      order=2, scaled=False):
     r"""Moments m₁, …, m_order of the limiting squared-singular-value law of the multi-head output.
 
     Parameters
@@ -121,13 +150,15 @@ def multihead_moments(ell, d, heads, beta, tie="none", d_head=None, d_value=None
     >>> [round(m, 4) for m in attnspec.multihead_moments(500, 1000, 4, 1.0)]
     [1.7183, 7.1431]
     """
-    chain, _, _ = _chain(ell, d, heads, beta, tie, d_head, d_value, groups)
+    chain, _, params = _chain(ell, d, heads, beta, tie, d_head, d_value, groups, unit=None)
     order = check_int("order", order, min=1)
+    if not isinstance(scaled, (bool, np.bool_)):
+        raise ParameterTypeError(f"scaled must be True or False; got scaled={scaled!r}")
     exact = _closed_form(chain)
-    if order <= 2:
-        return [float(m) for m in exact[:order]]
-    series = chain_moments(chain, order)
-    return [float(m) for m in exact] + [float(m) for m in series[2:]]
+    moments = exact[:order] if order <= 2 else exact + list(chain_moments(chain, order)[2:])
+    if scaled:
+        return [float(m) for m in moments]
+    return [_unscaled(m, k, chain.unit, params) for k, m in enumerate(moments, start=1)]
 
 
 _EXPONENT_KIND = {0.5: "hard", 2 / 3: "hard23", 0.75: "hard34"}
@@ -219,19 +250,32 @@ class MultiHeadLaw(SpectralLaw):
 
     def __init__(self, ell, d, heads, beta, tie="none", d_head=None, d_value=None, groups=None):
         self._chain, self._atom, self._par = _chain(ell, d, heads, beta, tie, d_head, d_value,
-                                                    groups)
-        self._scale = float(_closed_form(self._chain)[0])
-        self._known = (np.empty(0), np.empty(0, complex))   # solved (x, log p), sorted by x
+                                                    groups, unit=None)
+        self._unit = self._chain.unit             # s: the solver works with the law of x/s
+        self._scale = float(_closed_form(self._chain)[0])   # m₁/s
+        self._known = (np.empty(0), np.empty(0, complex))   # solved (x/s, log p), sorted
         self._tail = None                                    # hard-edge series near 0
         self._pieces_list = None
-        found = self._find_intervals()
-        self._true_intervals = [(a, b, kind) for a, b, kind in _merge_cuts(found)]
+        found = self._find_intervals()                       # in units of s
+        self._true_intervals = _merge_cuts(found)
         self._pieces_list = found
         super().__init__()
-        if abs(self._mass_error) > 1e-9:   # builds the CDF series: never return a wrong curve
+        self._check_accuracy()
+
+    def _check_accuracy(self):
+        """Refuse (UnresolvedLawError) unless the density has mass 1 − atom and the first two
+        moments of MATH.md §6 (closed forms (a)–(c)), all to 1e-9 relative (builds the CDF
+        series)."""
+        unit = self._unit
+        moments = [sum(p.integrate(lambda x: (x / unit) ** k) for p in self._pieces)
+                   for k in (1, 2)]
+        exact = _closed_form(self._chain)
+        errors = [abs(self._mass_error)] + [abs(m / e - 1) for m, e in zip(moments, exact)]
+        if not max(errors) <= 1e-9:
             raise UnresolvedLawError(
-                f"{self!r}: the computed density has total mass off by {self._mass_error:.1e} "
-                "(a near-degenerate edge the solver does not resolve); use multihead_moments "
+                f"{self!r}: the computed density misses its accuracy (mass off by "
+                f"{errors[0]:.1e}, m1 and m2 off by {errors[1]:.1e}, {errors[2]:.1e} relative; "
+                "a near-degenerate edge the solver does not resolve); use multihead_moments "
                 "or a Monte Carlo sample of the Gaussian-equivalent model instead")
 
     # ---- hooks of SpectralLaw ---------------------------------------------------------------
@@ -239,33 +283,33 @@ class MultiHeadLaw(SpectralLaw):
         return {k: v for k, v in self._par.items() if v is not None}
 
     def _support(self):
-        return self._pieces_list[0][0], self._pieces_list[-1][1]
+        return self._pieces_list[0][0] * self._unit, self._pieces_list[-1][1] * self._unit
 
     def _intervals(self):
-        return list(self._pieces_list)
+        return [(a * self._unit, b * self._unit, kind) for a, b, kind in self._true_intervals]
+
+    def _cdf_intervals(self):
+        return [(a * self._unit, b * self._unit, kind) for a, b, kind in self._pieces_list]
 
     def _pdf(self, x):
         return self.density(x)
 
-    def pdf(self, x):
-        """Density of the absolutely continuous part (scipy conventions, see SpectralLaw)."""
-        out = super().pdf(x)
-        cuts = [a for a, _, _ in self._pieces_list[1:]]
-        xs = np.asarray(x, dtype=float)
-        at_cut = np.isin(xs, cuts) & np.isin(xs, [b for _, b, _ in self._pieces_list[:-1]])
-        if np.any(at_cut):      # internal cut points of a split interval lie inside the support
-            out = np.array(out, dtype=float, ndmin=1)
-            out[np.atleast_1d(at_cut)] = self.density(xs[at_cut].ravel())
-            out = out.reshape(np.shape(xs))
-            return float(out) if np.ndim(x) == 0 else out
-        return out
-
     def _moment(self, k):
-        return float(chain_moments(self._chain, k)[k - 1])
+        return _unscaled(chain_moments(self._chain, k)[k - 1], k, self._unit, self._par)
 
     # ---- the solver --------------------------------------------------------------------------
     def cauchy(self, x):
-        """Cauchy transform G_Y(x + i0) on the real axis (complex array).
+        """Cauchy transform G_Y(x + i0) on the real axis (complex array)."""
+        x = as_float_array(x)
+        return self._cauchy(x / self._unit) / self._unit
+
+    def density(self, x):
+        """Density −Im G_Y(x + i0)/π at any real x (no support bookkeeping; vectorised)."""
+        x = as_float_array(x)
+        return self._rho(x / self._unit) / self._unit
+
+    def _cauchy(self, x):
+        """G_Y(x + i0) in units of s (x/s, G·s).
 
         Each point starts from the solutions already found (:meth:`_remember`); points below
         the smallest one are solved a decade at a time downwards, each decade starting from
@@ -333,8 +377,8 @@ class MultiHeadLaw(SpectralLaw):
         xs, idx = np.unique(xs, return_index=True)
         self._known = (xs, lp[idx])
 
-    def density(self, x):
-        """Density −Im G_Y(x + i0)/π at any real x (no support bookkeeping; vectorised).
+    def _rho(self, x):
+        """The density in units of s (of x/s), from :meth:`_cauchy`.
 
         Below ``_TAIL_START``·(right edge) at a hard edge ρ ~ x^{-e} at 0 (e = 1/2, 2/3, 3/4,
         i.e. z(p) − 0 has a zero of order k = 1/(1 − e) in p), where rounding of z limits the
@@ -343,11 +387,11 @@ class MultiHeadLaw(SpectralLaw):
         O((x₀/b)^{4(1−e)}) relative, on a region holding O((x₀/b)^{1−e}) of the mass."""
         x = np.asarray(x, dtype=float)
         if self._tail is None:
-            return np.maximum(-self.cauchy(x).imag / np.pi, 0.0)
+            return np.maximum(-self._cauchy(x).imag / np.pi, 0.0)
         x0, e, coef = self._tail
         small = (x > 0) & (x < x0)
         out = np.empty(x.shape)
-        out[~small] = np.maximum(-self.cauchy(x[~small]).imag / np.pi, 0.0)
+        out[~small] = np.maximum(-self._cauchy(x[~small]).imag / np.pi, 0.0)
         xs = x[small]
         out[small] = xs ** -e * np.polynomial.polynomial.polyval((xs / x0) ** (1 - e), coef)
         return out
@@ -357,7 +401,7 @@ class MultiHeadLaw(SpectralLaw):
         e = _KIND_EXPONENT[kind]
         x0 = _TAIL_START * b
         xs = b * _tail_points()
-        rho = self.density(xs)
+        rho = self._rho(xs)
         t = (xs / x0) ** (1 - e)
         coef = np.linalg.solve(np.vander(t, 4, increasing=True), rho * xs ** e)
         self._tail = (x0, e, coef)
@@ -438,7 +482,7 @@ class MultiHeadLaw(SpectralLaw):
 
     def _hard_kind(self, b):
         """Left edge at 0: classify ρ ~ x^{-e} by e from two tiny points."""
-        rho = self.density(b * np.array([1e-8, 1e-10]))
+        rho = self._rho(b * np.array([1e-8, 1e-10]))
         if not np.all(rho > 0):
             return "soft"
         e = np.log(rho[1] / rho[0]) / np.log(100.0)
@@ -453,7 +497,7 @@ class MultiHeadLaw(SpectralLaw):
         """Edge between a point outside and one inside the support, by bisection on ρ > 0."""
         for _ in range(60):
             mid = 0.5 * (outside + inside)
-            if self.density(np.array([mid]))[0] * b > 1e-13:
+            if self._rho(np.array([mid]))[0] * b > 1e-13:
                 inside = mid
             else:
                 outside = mid
