@@ -15,7 +15,7 @@ import sys
 
 import numpy as np
 
-from attnspec.laws import AttentionLaw
+from attnspec.laws.attention import AttentionLaw
 from _timing import median_time  # benchmarks/_timing.py (run as a script)
 
 TARGET = 0.02  # fraction of one ℓ = 1000 eigvalsh

@@ -20,9 +20,9 @@ import time
 
 import numpy as np
 
-from attnspec._multihead_free import cauchy_forward, cauchy_polynomial
-from attnspec.multihead import multihead_output
-from attnspec.multihead_laws import MultiHeadLaw
+from attnspec.freeprob.chains import cauchy_forward, cauchy_polynomial
+from attnspec.laws.multihead import MultiHeadLaw
+from attnspec.sampling.multihead import multihead_output
 from _timing import median_time  # benchmarks/_timing.py (run as a script)
 
 REPEATS = 15

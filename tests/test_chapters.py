@@ -1,16 +1,16 @@
 """Every chapter is wired for papermill and nbval, and reruns at small sizes.
 
 Structure checks are instant; the papermill reruns execute each chapter at its ``quick`` sizes
-(declared in attnspec.chapter_parameters), so each chapter is exercised off its defaults too.
+(declared in attnspec.book.chapters), so each chapter is exercised off its defaults too.
 """
 
 from pathlib import Path
 
 import pytest
 
-from attnspec.chapter_parameters import CHAPTERS
-from attnspec.parameters import check_values
-from attnspec.rerun import rerun_chapter
+from attnspec.book.chapters import CHAPTERS
+from attnspec.book.parameters import check_values
+from attnspec.book.rerun import rerun_chapter
 
 from helpers import ROOT, load_tool, parameter_defaults, read_nb, tagged
 
@@ -19,7 +19,7 @@ IDS = [p.stem for p in NOTEBOOKS]
 
 
 def test_every_chapter_is_declared_and_every_declaration_has_a_chapter():
-    """chapter_parameters.py and chapters/*.ipynb name the same chapters."""
+    """attnspec.book.chapters and chapters/*.ipynb name the same chapters."""
     assert sorted(CHAPTERS) == IDS
 
 

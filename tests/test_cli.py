@@ -3,8 +3,8 @@
 import subprocess
 import sys
 
-from attnspec import cli
-from attnspec.chapter_parameters import CHAPTERS
+from attnspec.book import cli
+from attnspec.book.chapters import CHAPTERS
 
 
 def test_chapters_lists_every_chapter_with_its_parameters(capsys):

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
-from attnspec.equivalents import STEPWISE_KEYS, linear_equivalent, mp_surrogate, stepwise_chain
+from attnspec.sampling.equivalents import STEPWISE_KEYS, linear_equivalent, mp_surrogate, stepwise_chain
 from attnspec.hermite import noise_variance, truncated_noise_variance
-from attnspec.models import centered, softmax_attention
+from attnspec.sampling.softmax import centered, softmax_attention
 from attnspec.spectra import ks_distance, moments_with_se, squared_singular_values
 
 

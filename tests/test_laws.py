@@ -12,9 +12,9 @@ import pytest
 from numpy.testing import assert_allclose
 
 import attnspec
-from attnspec import _cli_law
-from attnspec.laws import (AttentionLaw, MarchenkoPastur, ScoreProductLaw, Semicircle,
-                           free_cumulant_moments)
+from attnspec.book import cli_law as _cli_law
+from attnspec.laws.attention import AttentionLaw, free_cumulant_moments
+from attnspec.laws.classical import MarchenkoPastur, ScoreProductLaw, Semicircle
 
 BETAS = [0.25, 0.5, 1.0, 1.5, 2.0, 3.0]
 CS = [0.25, 0.5, 1.0, 2.0, 4.0]

@@ -9,7 +9,7 @@ import scipy.special
 import scipy.stats
 from numpy.testing import assert_allclose, assert_array_equal
 
-from attnspec.models import (attention_from_weights, centered, iid_score_attention,
+from attnspec.sampling.softmax import (attention_from_weights, centered, iid_score_attention,
                              orthonormal_input, softmax_attention)
 from attnspec.spectra import moments_with_se, squared_singular_values
 

@@ -6,7 +6,7 @@ import re
 import numpy as np
 import pytest
 
-from attnspec.multihead import TIES, multihead_output
+from attnspec.sampling.multihead import TIES, multihead_output
 from attnspec.spectra import ks_distance, moments_with_se, squared_singular_values
 
 BETA = 1.0

@@ -8,7 +8,8 @@ import pytest
 from numpy.testing import assert_allclose
 
 import attnspec
-from attnspec import multihead_experiments as mx
+from attnspec.experiments import multihead as mx
+from attnspec.experiments import tables
 
 S1 = math.expm1(1.0)  # s = e^{β²} − 1 at β = 1
 
@@ -19,7 +20,7 @@ S1 = math.expm1(1.0)  # s = e^{β²} − 1 at β = 1
                                                    "none"])
 def test_significant(x, digits, text):
     """Rounding to significant digits keeps trailing zeros (stable nbval text)."""
-    assert mx.significant(x, digits) == text
+    assert tables.significant(x, digits) == text
 
 
 def test_standard_widths():
@@ -130,7 +131,7 @@ def test_compare_ties_rows_and_table():
     assert md.splitlines()[2].endswith(" | — |") and "\u00a0±\u00a0" in md
     text = out.table(["key", "m1_theory"], format="text")
     assert text.splitlines()[0].split() == ["tie", "m1", "exact"]
-    assert text.splitlines()[2].split() == ["kv", mx.significant(S1 + 1, 4)]
+    assert text.splitlines()[2].split() == ["kv", tables.significant(S1 + 1, 4)]
 
 
 def test_compare_ties_kv_changes_law_across_head_does_not():

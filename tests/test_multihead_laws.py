@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from attnspec._multihead_free import Chain, cauchy_forward, cauchy_polynomial, chain_moments
-from attnspec.multihead import TIES, multihead_output
-from attnspec.multihead_laws import ACROSS_HEAD_TIES, MultiHeadLaw, multihead_moments
+from attnspec.freeprob.chains import Chain, cauchy_forward, cauchy_polynomial, chain_moments
+from attnspec.laws.multihead import ACROSS_HEAD_TIES, MultiHeadLaw, multihead_moments
+from attnspec.sampling.multihead import TIES, multihead_output
 from attnspec.spectra import ks_distance, squared_singular_values
 
 ELL, D, BETA = 1000, 1000, 1.0        # Monte Carlo size (ℓ = d: the hardest edges at 0)

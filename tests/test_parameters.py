@@ -6,8 +6,8 @@ import sys
 import pytest
 
 import attnspec
-from attnspec import cli
-from attnspec.parameters import (Bool, Choice, Float, FloatList, Int, ParameterError,
+from attnspec.book import cli
+from attnspec.book.parameters import (Bool, Choice, Float, FloatList, Int, ParameterError,
                                  check_values, parse_assignments)
 
 CH01 = "01_attention_as_a_random_matrix"
@@ -102,7 +102,7 @@ def test_cli_rerun_refuses_an_unknown_chapter(capsys):
 
 def test_output_name_is_safe_and_sorted():
     """Rerun outputs are named by chapter and sorted parameters, with safe characters only."""
-    from attnspec.rerun import output_name
+    from attnspec.book.rerun import output_name
 
     assert output_name("03_x", {"ell": 500, "beta": 1.5}) == "03_x__beta=1.5__ell=500.ipynb"
     assert output_name("03_x", {"betas": [0.5, 1.0]}) == "03_x__betas=0.5,1.0.ipynb"

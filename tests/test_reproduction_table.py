@@ -6,7 +6,7 @@
   chapter's defaults (so the command regenerates the figure as the book shows it), and the
   numbers A2 quotes for the limiting law are the library's.
 - The course guide's table of ``--quick`` sizes is the one declared in
-  ``attnspec.chapter_parameters``.
+  ``attnspec.book.chapters``.
 - The API page (``chapters/A3_api.md``) documents every public name of ``attnspec``.
 
 All checks read files only (no notebook is executed), so they run in well under a second.
@@ -21,8 +21,8 @@ import nbformat
 import pytest
 
 import attnspec
-from attnspec.chapter_parameters import CHAPTERS
-from attnspec.parameters import parse_assignments
+from attnspec.book.chapters import CHAPTERS
+from attnspec.book.parameters import parse_assignments
 from helpers import ROOT, parameter_defaults, read_nb
 
 A2 = ROOT / "chapters" / "A2_reproduction.md"

@@ -8,8 +8,8 @@ import pytest
 import scipy.stats
 from numpy.testing import assert_allclose
 
-from attnspec.laws import MarchenkoPastur
-from attnspec.models import centered, softmax_attention
+from attnspec.laws.classical import MarchenkoPastur
+from attnspec.sampling.softmax import centered, softmax_attention
 from attnspec.spectra import (inverse_participation_ratio, ks_distance, moments_with_se,
                               squared_singular_values, wasserstein1)
 

@@ -18,7 +18,7 @@ from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "lib"))
-from attnspec.rerun import resolve_chapter  # noqa: E402
+from attnspec.book.rerun import resolve_chapter  # noqa: E402
 
 CHECK = "nbval-check-output"
 GLUE = "application/papermill.record/"

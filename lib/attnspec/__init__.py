@@ -14,7 +14,7 @@ from importlib import import_module as _import_module
 
 __version__ = "0.1.0"
 
-# public name -> module that defines it (one job per module)
+# public name -> module that defines it (one job per module; the layers: docs/ARCHITECTURE.md)
 _EXPORTS = {
     # hermite: Hermite coefficients of the exponential (MATH.md §2)
     "noise_variance": "hermite",
@@ -22,43 +22,47 @@ _EXPORTS = {
     "truncated_noise_variance": "hermite",
     "hermite_coefficients": "hermite",
     "hermite_he": "hermite",
-    # models: samplers of softmax attention (MATH.md §1, §6)
-    "softmax_attention": "models",
-    "attention_from_weights": "models",
-    "orthonormal_input": "models",
-    "centered": "models",
-    "iid_score_attention": "models",
-    # equivalents: Gaussian-equivalent models (MATH.md §2, §4)
-    "linear_equivalent": "equivalents",
-    "stepwise_chain": "equivalents",
-    "STEPWISE_KEYS": "equivalents",
-    "mp_surrogate": "equivalents",
-    # multihead: multi-head outputs with weight ties (MATH.md §6)
-    "multihead_output": "multihead",
-    "TIES": "multihead",
+    # sampling.softmax: samplers of softmax attention (MATH.md §1, §6)
+    "softmax_attention": "sampling.softmax",
+    "attention_from_weights": "sampling.softmax",
+    "orthonormal_input": "sampling.softmax",
+    "centered": "sampling.softmax",
+    "iid_score_attention": "sampling.softmax",
+    # sampling.equivalents: Gaussian-equivalent models (MATH.md §2, §4)
+    "linear_equivalent": "sampling.equivalents",
+    "stepwise_chain": "sampling.equivalents",
+    "STEPWISE_KEYS": "sampling.equivalents",
+    "mp_surrogate": "sampling.equivalents",
+    # sampling.multihead: multi-head outputs with weight ties (MATH.md §6)
+    "multihead_output": "sampling.multihead",
+    "TIES": "sampling.multihead",
     # spectra: squared singular values, distances, moments (MATH.md §1, §5)
     "squared_singular_values": "spectra",
     "moments_with_se": "spectra",
     "ks_distance": "spectra",
     "wasserstein1": "spectra",
     "inverse_participation_ratio": "spectra",
-    # laws: limiting spectral laws (MATH.md §3)
-    "AttentionLaw": "laws",
-    "MarchenkoPastur": "laws",
-    "Semicircle": "laws",
-    "ScoreProductLaw": "laws",
-    # multihead_laws: limiting laws of the multi-head output (MATH.md §6)
-    "multihead_moments": "multihead_laws",
-    "MultiHeadLaw": "multihead_laws",
+    # laws: limiting spectral laws (MATH.md §3, §6)
+    "AttentionLaw": "laws.attention",
+    "MarchenkoPastur": "laws.classical",
+    "Semicircle": "laws.classical",
+    "ScoreProductLaw": "laws.classical",
+    "multihead_moments": "laws.multihead",
+    "MultiHeadLaw": "laws.multihead",
     # sweeps: seeded parameter sweeps over executors
     "sweep": "sweeps",
-    # parameters: chapter parameters for papermill reruns
-    "check_parameters": "parameters",
+    # book.parameters: chapter parameters for papermill reruns
+    "check_parameters": "book.parameters",
+    # the library's exceptions (all are ValueErrors)
+    "ParameterError": "book.parameters",
+    "ParameterTypeError": "_validation",
+    "UnresolvedLawError": "laws.multihead",
+    "SweepError": "sweeps",
 }
 
-# modules reachable as attributes (``attnspec.plotting.book_style()``): those above, and these
-_SUBMODULES = set(_EXPORTS.values()) | {"plotting", "chapter_parameters", "rerun", "cli",
-                                        "background", "outliers", "multihead_experiments"}
+# modules and packages reachable as attributes (``attnspec.plotting.book_style()``)
+_SUBMODULES = {"hermite", "spectra", "sweeps", "plotting", "sampling", "freeprob", "laws",
+               "experiments", "book"}
 
 __all__ = sorted(_EXPORTS)
 

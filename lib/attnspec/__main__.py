@@ -1,5 +1,5 @@
 """``python -m attnspec``: the same as the ``attnspec`` command."""
 
-from attnspec.cli import main
+from attnspec.book.cli import main
 
 raise SystemExit(main())

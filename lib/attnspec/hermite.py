@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+from numpy.polynomial.hermite_e import hermegauss, hermeval
 
 from ._validation import check_float, check_int
 
 __all__ = ["noise_variance", "alpha", "truncated_noise_variance", "hermite_coefficients",
-           "hermite_he"]
+           "hermite_he", "hermite_projection"]
 
 #: The documented domain of the inverse temperature, for every law, sampler and moment formula:
 #: 0 < β ≤ BETA_MAX, so that s = e^{β²} − 1 is a finite float64 (e^{26²} ≈ 1e293 < 1.8e308).
@@ -190,3 +193,47 @@ def hermite_he(k, x):
     for j in range(1, k):
         previous, current = current, x * current - j * previous
     return float(current) if current.ndim == 0 else current
+
+
+def hermite_projection(f, kmax, points=120):
+    r"""Hermite coefficients cₖ = E[f(g) Heₖ(g)]/k!, k = 0..kmax, by Gauss–Hermite quadrature.
+
+    Parameters
+    ----------
+    f : callable
+        Vectorised real function of one variable.
+    kmax : int
+        Highest degree, kmax ≥ 0.
+    points : int
+        Quadrature nodes (exact for polynomials f of degree ≤ 2·points − 1 − kmax).
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 array of length kmax + 1 such that f = Σₖ cₖ Heₖ in L²(N(0, 1)).
+
+    Notes
+    -----
+    With the probabilists' Hermite polynomials, E[Heⱼ(g) Heₖ(g)] = k! δⱼₖ for g ~ N(0, 1),
+    so cₖ = E[f(g) Heₖ(g)]/k! and E[f(g)²] = Σₖ k! cₖ². The expectation uses
+    ``numpy.polynomial.hermite_e.hermegauss`` (weight e^{−x²/2}, normalised by √(2π)).
+    For f(x) = e^{βx − β²/2} the exact answer is cₖ = βᵏ/k! (MATH.md §2).
+
+    Examples
+    --------
+    >>> [round(float(v), 12) + 0.0 for v in hermite_projection(lambda x: x**3, 3)]  # He₃ + 3 He₁
+    [0.0, 3.0, 0.0, 1.0]
+    """
+    kmax = check_int("kmax", kmax, min=0)
+    points = check_int("points", points, min=1)
+    nodes, weights = hermegauss(points)
+    weights = weights / math.sqrt(2.0 * math.pi)
+    values = np.asarray(f(nodes), dtype=np.float64) * weights
+    out = np.empty(kmax + 1)
+    factorial = 1.0
+    for k in range(kmax + 1):
+        factorial *= max(k, 1)
+        unit = np.zeros(k + 1)
+        unit[k] = 1.0
+        out[k] = np.dot(values, hermeval(nodes, unit)) / factorial
+    return out

@@ -6,7 +6,7 @@ import numpy as np
 import scipy.linalg
 
 from ._validation import check_int
-from .models import _check_matrix
+from .sampling.softmax import _check_matrix
 
 __all__ = ["squared_singular_values", "moments_with_se", "ks_distance", "wasserstein1",
            "inverse_participation_ratio"]

@@ -11,7 +11,7 @@ import os
 import re
 from pathlib import Path
 
-from attnspec.parameters import ParameterError, check_values
+from attnspec.book.parameters import ParameterError, check_values
 
 __all__ = ["find_book_root", "resolve_chapter", "rerun_chapter", "output_name"]
 
@@ -55,19 +55,19 @@ def rerun_chapter(chapter, values=None, *, book_root=None, output_dir=None, quic
     chapter : str
         File stem, number or slug of a notebook in ``chapters/``.
     values : dict, optional
-        Parameter values (already parsed); checked against ``attnspec.chapter_parameters``.
+        Parameter values (already parsed); checked against ``attnspec.book.chapters``.
     book_root, output_dir : path-like, optional
         The repository (found from the working directory by default) and where the executed
         copy goes (``_build/reruns`` by default).
     quick : bool
         Start from the chapter's small test sizes (explicit ``values`` still win).
     """
-    from attnspec.chapter_parameters import CHAPTERS
+    from attnspec.book.chapters import CHAPTERS
 
     root = find_book_root(book_root)
     path = resolve_chapter(chapter, root)
     if path.stem not in CHAPTERS:
-        raise ParameterError(f"chapter {path.stem} has no entry in attnspec.chapter_parameters")
+        raise ParameterError(f"chapter {path.stem} has no entry in attnspec.book.chapters")
     merged = dict(CHAPTERS[path.stem].quick) if quick else {}
     merged.update(values or {})
     checked = check_values(path.stem, merged)

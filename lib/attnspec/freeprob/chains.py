@@ -7,7 +7,7 @@ Cauchy transform ``G(z)`` of the output law.  Solving ``z(p) = x + i eta`` for `
 method, continued down a ladder of ``eta``, gives the density.  The derivation is in
 ``chapters/A1_multihead_law_derivation.md``; the names below follow it.
 
-Private module: the public surface is :mod:`attnspec.multihead_laws`.
+Internal module: the public surface is :mod:`attnspec.laws.multihead`.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .hermite import noise_variance
-from .laws import free_cumulant_moments
+from ..hermite import noise_variance
+from ..laws.attention import free_cumulant_moments
 
 __all__ = ["Chain", "Jet", "Point"]
 

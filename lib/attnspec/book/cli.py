@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from attnspec.parameters import ParameterError
+from attnspec.book.parameters import ParameterError
 
 
 def _rerun(args):
-    from attnspec.parameters import parse_assignments
-    from attnspec.rerun import find_book_root, rerun_chapter, resolve_chapter
+    from attnspec.book.parameters import parse_assignments
+    from attnspec.book.rerun import find_book_root, rerun_chapter, resolve_chapter
 
     stem = resolve_chapter(args.chapter, find_book_root(args.book_root)).stem
     values = parse_assignments(stem, args.params)
@@ -27,8 +27,8 @@ def _rerun(args):
 
 
 def _chapters(args):
-    from attnspec.chapter_parameters import CHAPTERS
-    from attnspec.parameters import describe
+    from attnspec.book.chapters import CHAPTERS
+    from attnspec.book.parameters import describe
 
     for name in sorted(CHAPTERS):
         print(f"{name}\n{describe(name)}\n")
@@ -55,7 +55,7 @@ def build_parser():
     chapters = sub.add_parser("chapters", help="list the chapters and their parameters")
     chapters.set_defaults(func=_chapters)
 
-    from attnspec import _cli_law
+    from attnspec.book import cli_law as _cli_law
 
     _cli_law.add_parser(sub)
     return parser

@@ -29,7 +29,7 @@ def add_parser(subparsers):
 def report(beta=1.0, c=1.0, moments=4, table=0):
     """The text printed by ``attnspec law`` (a list of lines)."""
     from attnspec._validation import check_int
-    from attnspec.laws import AttentionLaw
+    from attnspec.laws.attention import AttentionLaw
 
     moments = check_int("moments", moments, min=0)
     table = check_int("table", table, min=0)

@@ -1,9 +1,9 @@
-"""Multi-head experiments of chapters 06–07: pooled spectra, moment tables, the noise rule.
+"""Multi-head studies (chapters 06–07): pooled spectra, moment comparisons, the noise rule.
 
 The samplers are :func:`attnspec.multihead_output` and the laws :class:`attnspec.MultiHeadLaw`;
 this module runs them over draws, head counts and weight ties and summarises the result as the
-tables the book prints: m₁, m₂ with standard errors against the closed forms of MATH.md §6, and
-Kolmogorov–Smirnov distances between spectra. It also holds the one sampler the book needs that
+tables the book prints (:mod:`attnspec.experiments.tables`): m₁, m₂ with standard errors
+against the closed forms of MATH.md §6, and Kolmogorov–Smirnov distances between spectra. It also holds the one sampler the book needs that
 :func:`attnspec.multihead_output` deliberately does not offer: the Gaussian-equivalent model of a
 shared attention pattern with one noise matrix *per head* (the wrong model, MATH.md §6), and the
 closed-form second moment of that wrong model, derived in chapter 07.
@@ -15,20 +15,19 @@ Karakida (2026), checked by simulation.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import check_choice, check_float, check_int, check_rng
-from .hermite import noise_variance
-from .multihead import TIES, _check_arguments, multihead_output
-from .multihead_laws import MultiHeadLaw, multihead_moments
-from .spectra import ks_distance, moments_with_se, squared_singular_values
+from .._validation import check_choice, check_float, check_int, check_rng
+from ..hermite import noise_variance
+from ..laws.multihead import MultiHeadLaw, multihead_moments
+from ..sampling.multihead import TIES, _check_arguments, multihead_output
+from ..spectra import ks_distance, moments_with_se, squared_singular_values
+from .tables import Comparison, MomentRow
 
 __all__ = ["TIE_LABELS", "TIE_KINDS", "NOISE_MODELS", "standard_widths", "multihead_spectra",
-           "shared_pattern_per_head_noise", "shared_pattern_moments", "MomentRow",
-           "Comparison", "compare_head_counts", "compare_ties", "noise_rule_study",
-           "significant", "plus_minus"]
+           "shared_pattern_per_head_noise", "shared_pattern_moments", "compare_head_counts",
+           "compare_ties", "noise_rule_study"]
 
 #: Human-readable name of every tie of :data:`attnspec.TIES`.
 TIE_LABELS = {
@@ -62,19 +61,6 @@ NOISE_MODELS = ("rule", "per_head")
 
 # ---------------------------------------------------------------------------------------------
 # helpers
-
-
-def significant(x, digits):
-    """``x`` rounded to ``digits`` significant digits, as text with trailing zeros kept.
-
-    >>> significant(7.14310799, 4), significant(0.0034567, 2), significant(36.0, 3)
-    ('7.143', '0.0035', '36.0')
-    """
-    digits = check_int("digits", digits, min=1)
-    if x is None or not np.isfinite(x):
-        return "nan"
-    text = f"{float(x):#.{digits}g}"
-    return text[:-1] if text.endswith(".") else text
 
 
 def standard_widths(d, heads):
@@ -253,157 +239,6 @@ def shared_pattern_moments(ell, d, heads, beta, *, noise="rule", d_head=None, d_
 
 # ---------------------------------------------------------------------------------------------
 # comparisons
-
-
-@dataclass(frozen=True)
-class MomentRow:
-    """One row of a comparison table (NaN where a value was not computed).
-
-    Attributes
-    ----------
-    key : int or str
-        H (head-count comparison) or the tie name.
-    label, kind : str
-        Human-readable name and where the tie acts (:data:`TIE_LABELS`, :data:`TIE_KINDS`).
-    m1_theory, m2_theory : float
-        Closed-form limits (MATH.md §6 (a)–(c)).
-    m1, m1_se, m2, m2_se : float
-        Softmax attention: mean over draws of the empirical moments and its standard error.
-    m2_equivalent, m2_equivalent_se : float
-        The same for the Gaussian-equivalent model (same weights, draw by draw).
-    ks_equivalent : float
-        KS distance between the pooled softmax and Gaussian-equivalent spectra.
-    ks_law : float
-        KS distance between the pooled softmax spectrum and the limiting law (MultiHeadLaw).
-    ks_reference : float
-        KS distance between the pooled softmax spectrum and that of independent heads.
-    """
-
-    key: object
-    label: str
-    kind: str
-    m1_theory: float
-    m2_theory: float
-    m1: float
-    m1_se: float
-    m2: float
-    m2_se: float
-    m2_equivalent: float = math.nan
-    m2_equivalent_se: float = math.nan
-    ks_equivalent: float = math.nan
-    ks_law: float = math.nan
-    ks_reference: float = math.nan
-
-
-_COLUMNS = {  # name -> (markdown header, text header, formatter)
-    "key": ("", "", lambda r: str(r.key)),
-    "label": ("", "", lambda r: r.label),
-    "kind": ("kind", "kind", lambda r: r.kind),
-    "m1_theory": ("m₁ exact", "m1 exact", lambda r: significant(r.m1_theory, 4)),
-    "m1": ("m₁ {sample}", "m1 {sample}", lambda r: plus_minus(r.m1, r.m1_se)),
-    "m2_theory": ("m₂ exact", "m2 exact", lambda r: significant(r.m2_theory, 4)),
-    "m2": ("m₂ {sample}", "m2 {sample}", lambda r: plus_minus(r.m2, r.m2_se)),
-    "m2_equivalent": ("m₂ GE", "m2 GE",
-                      lambda r: plus_minus(r.m2_equivalent, r.m2_equivalent_se)),
-    "ks_equivalent": ("KS(softmax, GE)", "KS(sm,GE)", lambda r: significant(r.ks_equivalent, 2)),
-    "ks_law": ("KS({sample}, law)", "KS(law)", lambda r: significant(r.ks_law, 2)),
-    "ks_reference": (None, None, lambda r: significant(r.ks_reference, 2)),
-}
-_REFERENCE_NAMES = ("KS to independent heads", "KS(indep)")  # default header of ks_reference
-
-
-def plus_minus(value, se):
-    """``value ± se`` as text: the value to 3 significant digits, the error to 1 (2 if its
-    first digit is 1); the value alone if ``se`` is NaN (a single draw).
-
-    >>> plus_minus(7.1431, 0.0512), plus_minus(1.6812, 0.0134), plus_minus(2.0, float("nan"))
-    ('7.14 ± 0.05', '1.68 ± 0.013', '2.00')
-    """
-    if not np.isfinite(value):
-        return "nan"
-    if not np.isfinite(se) or se <= 0:
-        return significant(value, 3)
-    return f"{significant(value, 3)} ± {significant(se, 2 if f'{se:.1e}'[0] == '1' else 1)}"
-
-
-@dataclass
-class Comparison:
-    """Spectra and their summary for several configurations (head counts or ties).
-
-    Attributes
-    ----------
-    rows : dict
-        key → :class:`MomentRow`, in the order computed.
-    softmax, equivalent : dict
-        key → list of per-draw spectra (softmax attention; Gaussian equivalent, or empty).
-    laws : dict
-        key → :class:`attnspec.MultiHeadLaw` of the configuration.
-    noise_floor : float
-        KS distance between two independent batches of independent-heads softmax spectra of
-        the same size: the level below which a KS distance means "same law" (NaN if not
-        computed).
-    settings : dict
-        The arguments of the comparison (ℓ, d, β, draws, ...).
-    seeds : dict
-        key → the int seed of its draws (softmax and Gaussian equivalent share it).
-    """
-
-    rows: dict = field(default_factory=dict)
-    softmax: dict = field(default_factory=dict)
-    equivalent: dict = field(default_factory=dict)
-    laws: dict = field(default_factory=dict)
-    noise_floor: float = math.nan
-    settings: dict = field(default_factory=dict)
-    seeds: dict = field(default_factory=dict)
-
-    def pooled(self, key, model="softmax"):
-        """All draws of ``key`` concatenated (``model`` "softmax" or "equivalent")."""
-        check_choice("model", model, ("softmax", "equivalent"))
-        return np.concatenate(getattr(self, model)[key])
-
-    def _header(self, column, markdown):
-        text = _COLUMNS[column][0 if markdown else 1]
-        if not text:
-            return self._name(column, markdown)
-        return text.format(sample=self.settings.get("sample_name", "softmax"))
-
-    def _name(self, column, markdown):
-        if column == "ks_reference":
-            return self.settings.get("reference_name", _REFERENCE_NAMES)[0 if markdown else 1]
-        return self.settings.get("key_name" if column == "key" else "label_name", column)
-
-    def table(self, columns=None, format="markdown"):
-        """The rows as a table.
-
-        Parameters
-        ----------
-        columns : sequence of str, optional
-            Fields of :class:`MomentRow` to show (default: all that were computed).
-        format : {"markdown", "text"}
-            A Markdown table (for ``IPython.display.Markdown``) or aligned plain text (for
-            printed, nbval-checked cells). Exact values have 4 significant digits, simulated
-            moments 3 (± one standard error over draws), KS distances 2; a value that was not
-            computed (such as the KS distance of independent heads to themselves) is "—".
-        """
-        check_choice("format", format, ("markdown", "text"))
-        if columns is None:
-            columns = [c for c in _COLUMNS if c in ("key", "label", "kind")
-                       or any(np.isfinite(getattr(r, c)) for r in self.rows.values())]
-        for c in columns:
-            check_choice("columns", c, tuple(_COLUMNS))
-        cells = [[_COLUMNS[c][2](r) for c in columns] for r in self.rows.values()]
-        cells = [["—" if x == "nan" else x for x in row] for row in cells]
-        if format == "markdown":
-            # no line break inside "value ± error" (non-breaking spaces)
-            cells = [[x.replace(" ± ", "\u00a0±\u00a0") for x in row] for row in cells]
-            head = [self._header(c, True) for c in columns]
-            lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(columns)]
-            lines += ["| " + " | ".join(row) + " |" for row in cells]
-            return "\n".join(lines)
-        head = [self._header(c, False) for c in columns]
-        widths = [max(len(x) for x in col) for col in zip(head, *cells)]
-        return "\n".join("  ".join(x.ljust(w) for x, w in zip(line, widths)).rstrip()
-                         for line in [head, *cells])
 
 
 def _row(key, label, kind, theory, softmax, equivalent, law, reference=None):

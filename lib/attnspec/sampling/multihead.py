@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 
-from ._validation import ParameterTypeError, check_choice, check_float, check_int, check_rng
-from .hermite import noise_variance
-from .models import _scores, _softmax_rows, orthonormal_input
+from .._validation import ParameterTypeError, check_choice, check_float, check_int, check_rng
+from ..hermite import noise_variance
+from .softmax import _scores, _softmax_rows, orthonormal_input
 
 __all__ = ["multihead_output", "TIES"]
 

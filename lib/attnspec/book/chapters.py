@@ -1,13 +1,13 @@
-"""The parameters each chapter accepts, with ranges and help (checked by attnspec.parameters).
+"""The parameters each chapter accepts, with ranges and help (checked by attnspec.book.parameters).
 
 One entry per notebook in ``chapters/``; ``tests/test_chapters.py`` fails when an entry and the
 notebook's ``parameters`` cell disagree. ``quick`` holds the small sizes the test suite reruns
 each chapter with (through papermill), so every chapter is exercised off its defaults too.
 """
 
-from attnspec.multihead import TIES
-from attnspec.parameters import (ChapterSpec, Choice, ChoiceList, Float, FloatList, Int,
-                                 IntList)
+from attnspec.book.parameters import (ChapterSpec, Choice, ChoiceList, Float, FloatList, Int,
+                                      IntList)
+from attnspec.sampling.multihead import TIES
 
 SEED = Int(0, 2**32 - 1, help="seed of numpy.random.default_rng; same seed, same figures")
 

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ._validation import ParameterTypeError, check_float, check_int, check_rng
+from .._validation import ParameterTypeError, check_float, check_int, check_rng
 
 __all__ = ["softmax_attention", "orthonormal_input", "attention_from_weights", "centered",
            "iid_score_attention"]

@@ -1,4 +1,5 @@
-"""Gaussian-equivalent models of single-head attention: the linear model, the stepwise chain, MP."""
+"""Gaussian-equivalent models of single-head attention: the linear model (with any noise
+variance), the stepwise chain, the Marchenko–Pastur surrogate (MATH.md §2, §4)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,12 @@ import math
 import numpy as np
 from numpy.polynomial.hermite_e import hermeval
 
-from ._validation import check_float, check_int, check_rng
-from .hermite import hermite_coefficients, noise_variance, truncated_noise_variance
-from .models import _gaussian_factors, _project_rows, _scores, _softmax_rows
+from .._validation import check_float, check_int, check_rng
+from ..hermite import hermite_coefficients, noise_variance, truncated_noise_variance
+from .softmax import _gaussian_factors, _project_rows, _scores, _softmax_rows
 
-__all__ = ["linear_equivalent", "stepwise_chain", "mp_surrogate", "STEPWISE_KEYS"]
+__all__ = ["linear_equivalent", "linear_model_with_noise", "stepwise_chain", "mp_surrogate",
+           "STEPWISE_KEYS"]
 
 #: Keys of :func:`attnspec.stepwise_chain`, in the order of the figure (MATH.md §4).
 STEPWISE_KEYS = ("softmax", "Y", "Y_f", "Y_Q", "Y_Q_lin", "Y_f_lin")
@@ -178,3 +180,35 @@ def mp_surrogate(ell, beta, rng=None):
     Z = rng.standard_normal((ell, ell))
     Z *= math.sqrt(math.expm1(beta * beta) / ell)
     return Z
+
+
+def linear_model_with_noise(ell, d_qk, beta, noise_var, rng=None):
+    r"""The linear model (βQKᵀ/√d_qk + √(noise_var) Z)/√ℓ with a chosen noise variance.
+
+    Parameters
+    ----------
+    ell : int
+        Tokens ℓ ≥ 2.
+    d_qk : int
+        Query/key width d_qk ≥ 1.
+    beta : float
+        Inverse temperature β > 0.
+    noise_var : float
+        Noise variance ≥ 0. The Gaussian equivalence needs α² = e^{β²} − 1 − β²
+        (:func:`attnspec.noise_variance`); e^{β²} − 1 is the classic mistake (MATH.md §2).
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        Source of randomness. Q, K, then Z are drawn in the order of
+        :func:`attnspec.linear_equivalent`, so with ``noise_var = noise_variance(beta)`` and the
+        same seed the result equals ``linear_equivalent(ell, d_qk, beta, rng)`` and shares its
+        Q, K with ``softmax_attention(ell, d_qk, beta, rng)``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ℓ×ℓ float64 matrix.
+    """
+    ell = check_int("ell", ell, min=2)
+    d_qk = check_int("d_qk", d_qk, min=1)
+    beta = check_float("beta", beta, min=0, min_open=True)
+    noise_var = check_float("noise_var", noise_var, min=0)
+    return _linear_model(ell, d_qk, beta, noise_var, check_rng(rng))

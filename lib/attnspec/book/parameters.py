@@ -1,7 +1,7 @@
 """Chapter parameters: declared once, checked before any computation (papermill included).
 
 Every chapter has one ``parameters``-tagged cell of plain assignments (the defaults the book
-renders with). Its declaration lives in :mod:`attnspec.chapter_parameters`: a type, an allowed
+renders with). Its declaration lives in :mod:`attnspec.book.chapters`: a type, an allowed
 range and one line of help per name. The cell right after the parameters cell calls::
 
     P = attnspec.check_parameters("03_single_head_theorem", globals())
@@ -148,7 +148,7 @@ def describe(chapter):
 
 
 def _spec(chapter):
-    from attnspec.chapter_parameters import CHAPTERS
+    from attnspec.book.chapters import CHAPTERS
     if chapter not in CHAPTERS:
         raise ParameterError(f"chapter must be one of {', '.join(sorted(CHAPTERS))}; "
                              f"got chapter={chapter!r}")

@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._lawbase import SpectralLaw, as_float_array
-from ._multihead_free import Chain, chain_moments
-from ._validation import ParameterTypeError, check_int
-from .hermite import BETA_MAX
-from .multihead import _check_arguments
+from .._validation import ParameterTypeError, check_int
+from ..freeprob.chains import Chain, chain_moments
+from ..hermite import BETA_MAX
+from ..sampling.multihead import _check_arguments
+from .base import SpectralLaw, as_float_array
 
 __all__ = ["multihead_moments", "MultiHeadLaw", "ACROSS_HEAD_TIES", "UnresolvedLawError"]
 

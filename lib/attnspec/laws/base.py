@@ -56,7 +56,7 @@ import numpy as np
 from numpy.polynomial import chebyshev as _cheb
 from scipy.fft import dct
 
-from ._validation import check_float, check_int, check_rng
+from .._validation import check_float, check_int, check_rng
 
 __all__ = ["SpectralLaw", "as_float_array", "scalar_or_array"]
 

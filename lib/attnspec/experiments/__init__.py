@@ -1,0 +1,6 @@
+"""Studies: per-draw functions for sweeps, comparisons and the tables the chapters print.
+
+``stepwise`` (the stepwise chain's bulks), ``coupling`` (softmax vs linear models sharing
+weights), ``outliers`` (outliers and distances to the limit laws), ``multihead`` (multi-head
+studies) and ``tables`` (their rows and text formats). A new study gets a new module here.
+"""

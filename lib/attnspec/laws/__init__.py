@@ -1,0 +1,6 @@
+"""Limiting spectral laws as scipy-like objects (MATH.md §3, §6).
+
+``base`` (:class:`~attnspec.laws.base.SpectralLaw`, the shared machinery), ``classical``
+(Marchenko–Pastur, the score product, the semicircle), ``attention`` (ν_∞(β, c)), ``multihead``
+(the law of the multi-head output). Public names are re-exported by :mod:`attnspec`.
+"""

@@ -1,0 +1,228 @@
+"""Classical limit laws as scipy-like objects: Marchenko–Pastur, the score product M, semicircle.
+
+Every law is frozen at construction (parameters validated, edges computed) and offers
+``pdf``, ``cdf``, ``ppf``, ``moment``, ``mean``, ``var``, ``support``, ``interval`` and
+``rvs(size, rng)`` with scipy.stats' conventions (see :mod:`attnspec.laws.base`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._validation import check_float, check_int, check_rng
+from ..freeprob.roots import physical_root
+from .base import SpectralLaw, as_float_array, scalar_or_array
+
+__all__ = ["MarchenkoPastur", "ScoreProductLaw", "Semicircle"]
+
+
+class MarchenkoPastur(SpectralLaw):
+    r"""Marchenko–Pastur law: eigenvalues of X Xᵀ/n, X ∈ ℝ^{p×n} i.i.d. N(0, scale).
+
+    Parameters
+    ----------
+    ratio : float, default 1.0
+        λ = p/n > 0: rows over columns of the sampled X (the Gram matrix XXᵀ is p×p).
+    scale : float, default 1.0
+        Variance σ² > 0 of the entries; the mean of the law.
+
+    Notes
+    -----
+    Support [σ²(1 − √λ)², σ²(1 + √λ)²] with density
+
+    .. math:: ρ(x) = \frac{\sqrt{(b - x)(x - a)}}{2π σ^2 λ x},
+
+    plus an atom of mass 1 − 1/λ at 0 when λ > 1 (XXᵀ has rank n < p). At λ = 1 the density
+    is ~ x^{-1/2} at 0. Moments are Narayana polynomials,
+    :math:`E x^k = σ^{2k}\sum_{r=0}^{k-1} \frac{λ^r}{r+1}\binom{k}{r}\binom{k-1}{r}`.
+    The i.i.d.-score surrogate of MATH.md §2 is ``MarchenkoPastur(1, e^{β²} − 1)``.
+
+    Examples
+    --------
+    >>> law = MarchenkoPastur(ratio=0.5, scale=2.0)
+    >>> law
+    MarchenkoPastur(ratio=0.5, scale=2.0)
+    >>> law.moment(2)  # σ⁴ (1 + λ)
+    6.0
+    >>> MarchenkoPastur(ratio=4.0).atom
+    0.75
+    """
+
+    def __init__(self, ratio=1.0, scale=1.0):
+        self.ratio = check_float("ratio", ratio, min=0, min_open=True)
+        self.scale = check_float("scale", scale, min=0, min_open=True)
+        self._atom = max(0.0, 1.0 - 1.0 / self.ratio)
+        self._left_edge = "hard" if self.ratio == 1.0 else "soft"
+        super().__init__()
+
+    def _params(self):
+        return {"ratio": self.ratio, "scale": self.scale}
+
+    def _support(self):
+        r = math.sqrt(self.ratio)
+        return self.scale * (1 - r) ** 2, self.scale * (1 + r) ** 2
+
+    def _pdf(self, x):
+        a, b = self._support()
+        return np.sqrt((b - x) * (x - a)) / (2 * np.pi * self.scale * self.ratio * x)
+
+    def _moment(self, k):
+        return self.scale ** k * sum(self.ratio ** r / (r + 1) * math.comb(k, r)
+                                     * math.comb(k - 1, r) for r in range(k))
+
+
+class ScoreProductLaw(SpectralLaw):
+    r"""Law of the eigenvalues of M = WWᵀ/ℓ, W = QKᵀ/√d_qk (MATH.md §3).
+
+    Parameters
+    ----------
+    c : float, default 1.0
+        c = ℓ/d_qk > 0 (Q, K ∈ ℝ^{ℓ×d_qk} with i.i.d. N(0, 1) entries).
+
+    Notes
+    -----
+    M has mean 1 and S-transform 1/((1 + z)(1 + cz)) (it is MP(1) ⊠ MP(c)); its Cauchy
+    transform solves the cubic
+
+    .. math:: c x^2 G^3 + (1 - c) x G^2 - x G + 1 = 0,
+
+    and ρ(x) = −Im G(x + i0)/π. With x(z) = (1 + z)²(1 + cz)/z the edges are x(z±) at
+    z± = (−1 ± √(1 + 8c))/(4c); the right edge e_M(c) = x(z₊) (27/4 at c = 1). Three
+    regimes: c < 1, density ~ x^{-1/2} at 0; c = 1, Fuss–Catalan FC₂ with density
+    ~ x^{-2/3} at 0; c > 1, an atom 1 − 1/c at 0 (rank d_qk < ℓ) and a gap up to x(z₋).
+    Moments by Lagrange inversion:
+    :math:`E x^k = \frac1k \sum_{j=0}^{k-1} \binom{2k}{k-1-j}\binom{k}{j} c^j`
+    (1, 3, 12, 55 at c = 1).
+
+    Examples
+    --------
+    >>> law = ScoreProductLaw(1.0)
+    >>> [law.moment(k) for k in range(1, 5)]
+    [1.0, 3.0, 12.0, 55.0]
+    >>> law.support()
+    (0.0, 6.75)
+    """
+
+    def __init__(self, c=1.0):
+        self.c = check_float("c", c, min=0, min_open=True)
+        self._atom = max(0.0, 1.0 - 1.0 / self.c)
+        self._left_edge = "hard" if self.c < 1 else ("hard23" if self.c == 1 else "soft")
+        super().__init__()
+
+    def _params(self):
+        return {"c": self.c}
+
+    def _edge(self, sign):
+        c = self.c
+        z = (-1 + sign * math.sqrt(1 + 8 * c)) / (4 * c)
+        return (1 + z) ** 2 * (1 + c * z) / z
+
+    def _support(self):
+        return (self._edge(-1) if self.c > 1 else 0.0), self._edge(+1)
+
+    def _pdf(self, x):
+        c = self.c
+        g = physical_root((c * x * x, (1 - c) * x, -x, np.ones_like(x)))
+        return np.maximum(-g.imag / np.pi, 0.0)
+
+    def _moment(self, k):
+        return sum(math.comb(2 * k, k - 1 - j) * math.comb(k, j) * self.c ** j
+                   for j in range(k)) / k
+
+
+class Semicircle:
+    r"""Wigner semicircle law of variance ``var`` on [−2σ, 2σ] (a law on ℝ).
+
+    Parameters
+    ----------
+    var : float, default 1.0
+        Variance σ² > 0.
+
+    Notes
+    -----
+    ρ(x) = √(4σ² − x²)/(2πσ²); with x = −2σ cos θ the CDF is (θ − sin θ cos θ)/π.
+    Even moments σ^{2k} C_k (Catalan numbers), odd moments 0. It is the law of the
+    symmetrised singular values of Z/√ℓ and the noise part of ν_∞ (MATH.md §3).
+
+    Examples
+    --------
+    >>> law = Semicircle(var=2.0)
+    >>> law
+    Semicircle(var=2.0)
+    >>> law.moment(4), law.cdf(0.0), law.ppf(1.0) == law.support()[1]
+    (8.0, 0.5, True)
+    """
+
+    def __init__(self, var=1.0):
+        self._var = check_float("var", var, min=0, min_open=True)
+        self.radius = 2.0 * math.sqrt(self._var)
+
+    def __repr__(self):
+        return f"Semicircle(var={self._var!r})"
+
+    def support(self):
+        """``(−2σ, 2σ)``."""
+        return -self.radius, self.radius
+
+    def pdf(self, x):
+        """Density; 0 outside the support."""
+        x = as_float_array(x)
+        inside = np.abs(x) < self.radius
+        root = np.sqrt(np.where(inside, self.radius ** 2 - x * x, 0.0))
+        out = np.where(inside, root / (2 * np.pi * self._var), 0.0)
+        return scalar_or_array(np.where(np.isnan(x), np.nan, out), x)
+
+    def cdf(self, x):
+        """Distribution function (closed form): exactly 0 below, exactly 1 at/above 2σ."""
+        x = as_float_array(x)
+        theta = np.arccos(np.clip(-x / self.radius, -1.0, 1.0))
+        out = (theta - np.sin(theta) * np.cos(theta)) / np.pi
+        out = np.where(x >= self.radius, 1.0, np.where(x <= -self.radius, 0.0, out))
+        return scalar_or_array(np.where(np.isnan(x), np.nan, out), x)
+
+    def ppf(self, q):
+        """Quantile: solves θ − sin θ cos θ = πq (bisection then Newton); NaN outside [0, 1]."""
+        q = as_float_array(q)
+        target = np.pi * np.clip(np.nan_to_num(q), 0.0, 1.0)
+        lo, hi = np.zeros(q.shape), np.full(q.shape, np.pi)
+        for _ in range(52):
+            mid = 0.5 * (lo + hi)
+            below = mid - 0.5 * np.sin(2 * mid) < target
+            lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+        theta = 0.5 * (lo + hi)
+        for _ in range(3):
+            d = 2 * np.sin(theta) ** 2
+            step = np.where(d > 0, (theta - 0.5 * np.sin(2 * theta) - target) / np.where(
+                d > 0, d, 1.0), 0.0)
+            theta = np.clip(theta - step, lo, hi)
+        out = -self.radius * np.cos(theta)
+        out = np.where(q == 0, -self.radius, np.where(q == 1, self.radius, out))
+        out = np.where((q >= 0) & (q <= 1), out, np.nan)
+        return scalar_or_array(out, q)
+
+    def moment(self, k):
+        """k-th raw moment: σ^k C_{k/2} for even k, 0 for odd k."""
+        k = check_int("k", k, min=0)
+        if k % 2:
+            return 0.0
+        j = k // 2
+        return float(self._var ** j * math.comb(2 * j, j) / (j + 1))
+
+    def mean(self):
+        """0."""
+        return 0.0
+
+    def var(self):
+        """Variance σ²."""
+        return self._var
+
+    def interval(self, confidence):
+        """Equal-tailed interval of probability ``confidence``."""
+        confidence = check_float("confidence", confidence, min=0, max=1)
+        return self.ppf(0.5 - confidence / 2), self.ppf(0.5 + confidence / 2)
+
+    def rvs(self, size=None, rng=None):
+        """Random draws by inversion from ``rng``."""
+        return self.ppf(check_rng(rng).random(size))

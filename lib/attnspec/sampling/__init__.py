@@ -1,0 +1,6 @@
+"""Samplers: random matrices of the models the book studies (MATH.md §1, §2, §4, §6).
+
+``softmax`` (single-head softmax attention and the i.i.d.-score model), ``equivalents`` (the
+Gaussian-equivalent models), ``multihead`` (multi-head outputs with weight ties), ``ensembles``
+(Wigner, Haar, free sums, kernel matrices). Public names are re-exported by :mod:`attnspec`.
+"""
