@@ -163,7 +163,7 @@ def multihead_moments(ell, d, heads, beta, tie="none", d_head=None, d_value=None
 
 _EXPONENT_KIND = {0.5: "hard", 2 / 3: "hard23", 0.75: "hard34"}
 _KIND_EXPONENT = {kind: e for e, kind in _EXPONENT_KIND.items()}
-_TAIL_START = 1e-10   # below this fraction of the right edge a hard edge uses its series
+_TAIL_START = 1e-12   # below this fraction of the right edge a hard edge uses its series
 
 
 def _tail_points():
