@@ -333,7 +333,7 @@ MAY_REFUSE = {1e-3}
 NEAR_DEGENERATE = [(63, 64, 1, "none", 1.0), (63, 64, 8, "none", 1.0)]
 
 
-def quadrature(law, func, nodes=100):
+def quadrature(law, func, nodes=400):
     """∫ func(x) ρ(x) dx over the support by Gauss–Legendre, independent of the law's CDF
     series: each interval is cut at its midpoint; the left half in x = a + (m − a) t^q (q = 2
     for a soft or x^{-1/2} edge, 3 for x^{-2/3}, 4 for x^{-3/4}: a smooth integrand in t), the
