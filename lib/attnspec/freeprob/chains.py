@@ -280,7 +280,7 @@ class Chain:
         root of the cluster around p₀).  A point stops after the step
         that follows |z − x| ≤ 1e-15 x or |Δ log p| ≤ 1e-14, or when its residual, below
         1e-10 x, stops falling (the rounding level of z).  Returns (Point at the solutions, ok) with ok where
-        |z − x| ≤ 1e-11 x on the physical sheet (:meth:`physical`) within ``near`` of the
+        |z − x| ≤ 1e-10 x on the physical sheet (:meth:`physical`) within ``near`` of the
         guess in log p (a root far from a good guess may belong to another sheet even when
         it passes :meth:`physical`)."""
         p = np.array(p, dtype=complex)
@@ -304,7 +304,7 @@ class Chain:
                 if not active.any():
                     break
             pt = self.evaluate(p)
-            ok = ((np.abs(pt.z - x) <= 1e-11 * x) & self.physical(pt)
+            ok = ((np.abs(pt.z - x) <= 1e-10 * x) & self.physical(pt)
                   & (np.abs(np.log(p / start)) <= near))
         return pt, ok
 

@@ -313,7 +313,8 @@ class MultiHeadLaw(SpectralLaw):
 
         Each point starts from the solutions already found (:meth:`_remember`); points below
         the smallest one are solved a decade at a time downwards, each decade starting from
-        the one above (continuation towards a hard edge at 0)."""
+        the one above (continuation towards a hard edge at 0; stepping stones fill empty
+        decades)."""
         return self._solve(np.asarray(x, dtype=float))[0]
 
     def _solve(self, x, fallback=True):
@@ -333,8 +334,11 @@ class MultiHeadLaw(SpectralLaw):
                 self._remember(x[todo], p[todo])
             if not low.any():
                 return G, p
-            top = x[low].max()                        # next decade down
-            todo = low & (x >= 0.1 * top)
+            floor = 0.1 * self._known[0][0]           # the next decade down
+            todo = low & (x >= floor)
+            if not todo.any():                        # a stepping stone one decade down
+                self._solve(np.array([floor]), fallback)
+                continue
             low &= ~todo
 
     def _coordinate(self, x):
@@ -363,6 +367,12 @@ class MultiHeadLaw(SpectralLaw):
                 keep |= (known_x >= a) & (known_x <= b)
             ck, known_lp = ck[keep], known_lp[keep]
         lp = np.interp(c, ck, known_lp.real) + 1j * np.interp(c, ck, known_lp.imag)
+        below = c < ck[0]
+        if self._pieces_list is None and below.any() and ck.size > 1:
+            # towards 0 (one decade at a time, see _solve): along the last chord in log-log,
+            # a power law p ∝ x^{-1/k} where p → ∞, nearly constant where p → p₀
+            slope = (known_lp[1] - known_lp[0]) / (ck[1] - ck[0])
+            lp[below] = known_lp[0] + slope * (c[below] - ck[0])
         return np.exp(lp)
 
     def _remember(self, x, p):
@@ -442,11 +452,11 @@ class MultiHeadLaw(SpectralLaw):
             raise UnresolvedLawError(f"{self!r}: the right edge of the support is not resolved")
         # seeds by the η-ladder away from 0, then the scan from the seeds (squared spacing
         # resolves the region near 0)
-        u = (np.arange(1, 33) - 0.5) / 32
+        u = (np.arange(1, 49) - 0.5) / 48
         seeds = b * u * u
         G, p = self._chain._robust(seeds, self._scale, 0.0, near_zero=0.0)
         self._remember(seeds, p)
-        u = (np.arange(1, 1601) - 0.5) / 1600
+        u = (np.arange(1, 601) - 0.5) / 600
         x = b * u * u
         # below the seeds, points Newton's method cannot reach from above are left out of the
         # scan (NaN): an interval missed there shows as a mass defect at the check in __init__
@@ -481,8 +491,8 @@ class MultiHeadLaw(SpectralLaw):
         return intervals
 
     def _hard_kind(self, b):
-        """Left edge at 0: classify ρ ~ x^{-e} by e from two tiny points."""
-        rho = self._rho(b * np.array([1e-8, 1e-10]))
+        """Left edge at 0: classify ρ ~ x^{-e} by e from two tiny points (two decades apart)."""
+        rho = self._rho(b * _tail_points()[[3, 0]])   # 100 x₀ and x₀, shared with _fit_tail
         if not np.all(rho > 0):
             return "soft"
         e = np.log(rho[1] / rho[0]) / np.log(100.0)
