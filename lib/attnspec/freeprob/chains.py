@@ -2,9 +2,12 @@
 
 The limiting law of the squared singular values of the multi-head output is the end of a chain
 of free convolutions.  Every step of the chain is *explicit in the backward direction*: starting
-from one complex parameter ``p`` (the per-head variable) the chain returns the point ``z`` and the
-Cauchy transform ``G(z)`` of the output law.  Solving ``z(p) = x + i eta`` for ``p`` with Newton's
-method, continued down a ladder of ``eta``, gives the density.  The derivation is in
+from one complex parameter ``p`` (the per-head variable) the chain returns the point ``z``, the
+Cauchy transform ``G(z)`` of the output law and their derivatives (:meth:`Chain.evaluate`, in
+closed form).  Solving ``z(p) = x`` for ``p`` by Newton's method from a starting point
+(:meth:`Chain.solve_from`; the law remembers its solutions) or, without one, continued down a
+ladder of ``x + iη`` (:meth:`Chain._robust`), gives the density.  :func:`chain_moments` gives
+the exact moments by power-series arithmetic on S- and R-transforms.  The derivation is in
 ``chapters/A1_multihead_law_derivation.md``; the names below follow it.
 
 Internal module: the public surface is :mod:`attnspec.laws.multihead`.
@@ -277,9 +280,9 @@ class Chain:
         """Newton on z(p) = x from the guesses p (x > 0 real), steps longer than |p|/2
         shortened to |p|/2 (near a hard edge z ≈ C(p − p₀)^k: plain Newton approaches the
         root monotonically along its ray, where Newton on log z overshoots to a neighbouring
-        root of the cluster around p₀).  A point stops after the step
-        that follows |z − x| ≤ 1e-15 x or |Δ log p| ≤ 1e-14, or when its residual, below
-        1e-10 x, stops falling (the rounding level of z).  Returns (Point at the solutions, ok) with ok where
+        root of the cluster around p₀).  A point stops after the step that follows
+        |z − x| ≤ 1e-15 x or |Δp| ≤ 1e-14 |p|, or when its residual, below 1e-10 x, stops
+        falling (the rounding level of z).  Returns (Point at the solutions, ok) with ok where
         |z − x| ≤ 1e-10 x on the physical sheet (:meth:`physical`) within ``near`` of the
         guess in log p (a root far from a good guess may belong to another sheet even when
         it passes :meth:`physical`)."""

@@ -31,10 +31,11 @@ __all__ = ["multihead_moments", "MultiHeadLaw", "ACROSS_HEAD_TIES", "UnresolvedL
 
 
 class UnresolvedLawError(ValueError):
-    """The solver cannot resolve this configuration's density to full accuracy.
+    """The solver cannot resolve this configuration's density to its stated accuracy.
 
-    Raised instead of returning a wrong curve (near-degenerate edges, e.g. ℓ = d − 1); the
-    moments stay exact through :func:`multihead_moments`.
+    Raised instead of returning a wrong curve (near-degenerate edges, e.g. ℓ = d − 1, or very
+    small β); the message names the configuration (ell, d, heads, beta, ...).  The moments stay
+    exact through :func:`multihead_moments`.
     """
 
 #: Ties that share weights across heads only: their law is the law of independent heads.
@@ -113,7 +114,7 @@ def multihead_moments(ell, d, heads, beta, tie="none", d_head=None, d_value=None
     heads : int
         Number of heads H ≥ 1; must divide d unless both widths are given.
     beta : float
-        Inverse temperature β > 0.
+        Inverse temperature, BETA_MIN ≤ β ≤ BETA_MAX (1e-150 ≤ β ≤ 26).
     tie : str
         Weight tie, one of :data:`attnspec.TIES`.
     d_head, d_value : int, optional
@@ -122,11 +123,21 @@ def multihead_moments(ell, d, heads, beta, tie="none", d_head=None, d_value=None
         Number of key–value groups, only for ``tie="gqa"``.
     order : int
         Number of moments returned (≥ 1).
+    scaled : bool
+        Return m_k/s^k (s = e^{β²} − 1) instead of m_k: finite over the whole domain, where
+        m_k itself overflows float64 for k·β² ≳ 709 (β = 26: k ≥ 2).
 
     Returns
     -------
     list of float
-        ``[m₁, m₂, …]`` with :math:`m_k = \lim \frac1\ell \operatorname{tr}(YY^\top)^k`.
+        ``[m₁, m₂, …]`` with :math:`m_k = \lim \frac1\ell \operatorname{tr}(YY^\top)^k`
+        (divided by s^k if ``scaled``).
+
+    Raises
+    ------
+    ValueError
+        Invalid parameters (named), β outside [BETA_MIN, BETA_MAX]; or, without ``scaled``,
+        an order whose moment overflows float64 (the message names the order and β).
 
     Notes
     -----
@@ -142,7 +153,9 @@ def multihead_moments(ell, d, heads, beta, tie="none", d_head=None, d_value=None
     Higher moments are exact as well: they come from the free cumulants of the attention core
     (κ₂ = s, κ_{2j} = c^{j−1}β^{2j} for the symmetrised law, c = ℓ/d_h; MATH.md §3) pushed through
     the chain of :class:`MultiHeadLaw` with truncated power series of S-transforms
-    (⊠ MP(r): S ↦ S/(1 + r w)) and R-transforms (H heads: κ_k ↦ κ_k/H^{k−1}), in floating point.
+    (⊠ MP(r): S ↦ S/(1 + r w)) and R-transforms (H heads: κ_k ↦ κ_k/H^{k−1}), in floating point
+    and in units of s (every step is homogeneous); they agree with the closed forms to 1e-12
+    (chapter A1, Moments).
 
     Examples
     --------
@@ -202,7 +215,7 @@ class MultiHeadLaw(SpectralLaw):
     ell, d, heads, beta, tie, d_head, d_value, groups
         As in :func:`attnspec.multihead_output` (validated the same way, before any
         computation): 2 ≤ ℓ ≤ d, H ≥ 1 dividing d under the standard allocation
-        d_head = d_value = d/H, β > 0 finite, ``tie`` one of :data:`attnspec.TIES`.
+        d_head = d_value = d/H, BETA_MIN ≤ β ≤ BETA_MAX, ``tie`` one of :data:`attnspec.TIES`.
 
     Notes
     -----
@@ -219,26 +232,45 @@ class MultiHeadLaw(SpectralLaw):
     :math:`\Sigma = (\beta^2\ell/d_h)\hat C^2 + \alpha^2\hat C`, :math:`\hat C = K^\top K/\ell`,
     G Gaussian ℓ×d_h independent of Ĉ.  ``shared_pattern`` uses H → 1, d_v → H d_v.
 
-    Each step is explicit backwards from one complex parameter p (the symmetrised Cauchy
-    variable g of ν∞, with :math:`K(g) = 1/g + \alpha^2 g + \beta^2 g/(1 - c\beta^2 g^2)`, or for
-    the kv tie the per-head Cauchy transform), giving z(p) and G_Y(z(p)); the density
-    :math:`\rho(x) = -\operatorname{Im} G_Y(x + i0)/\pi` comes from Newton's method on
-    z(p) = x + iη continued down a ladder of η to 0.  Edges are critical points z′(p) = 0.
-    Measured accuracy: the Cauchy transform agrees to ~1e-14 with a second method (polynomial
-    method for untied heads, a forward Silverstein–Bai fixed point with quadrature for the kv
-    tie) and with a long, fine ladder; the density integrates to 1 within 1e-12 and its
-    moments match the exact series moments to 1e-10.  The atom at 0 is
-    ``max(0, 1 − min(rank, d)/ℓ)``.  Across-head ties return the untied law (``output_keys``:
-    confirmed by Monte Carlo only, see chapter A1).
+    Algorithm (chapter A1, "The backward map and the algorithm").  Each step is explicit
+    backwards from one complex parameter p (the symmetrised Cauchy variable g of ν∞, with
+    :math:`K(g) = 1/g + \alpha^2 g + \beta^2 g/(1 - c\beta^2 g^2)`, or for the kv tie the
+    per-head Cauchy transform), giving z(p), G_Y(z(p)) and z′(p) in closed form
+    (:meth:`~attnspec.freeprob.chains.Chain.evaluate`); the density is
+    :math:`\rho(x) = -\operatorname{Im} G_Y(x + i0)/\pi` with z(p) = x.  The law is computed
+    as the law of x/s (s = e^{β²} − 1), so that β up to BETA_MAX does not overflow.  Build:
+    the right edge is the first critical point z′(p) = 0 along p > 0; 48 points are solved
+    by Newton's method continued down an η-ladder; a 600-point scan then starts every point
+    from the remembered solutions (log p interpolated linearly), decade by decade towards 0,
+    and finds the support intervals, whose edges are refined as critical points; later points
+    start from the solutions interpolated in the angle variable of the CDF map, in which p is
+    smooth up to the edges.  A point whose Newton iteration does not end on the physical sheet
+    (Nevanlinna conditions and G′ ≤ −G² on ℝ) falls back to the η-ladder.  At a hard edge at
+    0 (ρ ~ x^{-e}, e = 1/2, 2/3, 3/4) the density below 1e-12 of the right edge is the series
+    x^{-e} Σ_{j<4} c_j x^{j(1−e)} fitted at 1e-12…1e-10 of it, where rounding of z limits the
+    solver.  The atom at 0 is ``max(0, 1 − min(rank, d)/ℓ)``.  Across-head ties return the
+    untied law (``output_keys``: confirmed by Monte Carlo only, see chapter A1).
+
+    Accuracy (checked at every build, else UnresolvedLawError): total mass 1 − atom and the
+    first two moments (closed forms (a)–(c) of MATH.md §6) to 1e-9 relative.  Measured: the
+    density agrees with a long, fine η-ladder to ~1e-14 of its maximum and, at x + iη, with a
+    second method (polynomial method, untied; forward Silverstein–Bai fixed point, kv) to
+    ~1e-13; the mass is 1 to ~1e-14 (to ~1e-11 at x^{-3/4} edges); density moments match the
+    exact series to 1e-10 (``tests/test_multihead_laws.py``).
+
+    Domain: every tie, H ≥ 1, 2 ≤ ℓ ≤ d, BETA_MIN ≤ β ≤ BETA_MAX (= 26).  Out of reach
+    (refused with UnresolvedLawError): near-degenerate shapes where a soft edge sits within
+    ~1e-3 of a hard one (e.g. ℓ = d − 1), and very small β (~1e-3) where the noise part of the
+    support sits ~1e-6 of the support below the scores' part.
 
     Raises
     ------
     ValueError
-        For invalid parameters (named in the message), before any computation.
+        For invalid parameters (named in the message), before any computation; β outside
+        [BETA_MIN, BETA_MAX] included.
     UnresolvedLawError
-        (a ``ValueError``) if the computed density does not integrate to 1 within 1e-9: near-degenerate shapes
-        (e.g. ℓ = d − 1) whose edges the solver does not resolve.  Moments stay available
-        through :func:`multihead_moments`.
+        (a ``ValueError``) if the build check fails or an edge is not resolved; the message
+        names the configuration.  Moments stay available through :func:`multihead_moments`.
 
     Examples
     --------
@@ -274,9 +306,8 @@ class MultiHeadLaw(SpectralLaw):
         if not max(errors) <= 1e-9:
             raise UnresolvedLawError(
                 f"{self!r}: the computed density misses its accuracy (mass off by "
-                f"{errors[0]:.1e}, m1 and m2 off by {errors[1]:.1e}, {errors[2]:.1e} relative; "
-                "a near-degenerate edge the solver does not resolve); use multihead_moments "
-                "or a Monte Carlo sample of the Gaussian-equivalent model instead")
+                f"{errors[0]:.1e}, m1 and m2 off by {errors[1]:.1e}, {errors[2]:.1e} "
+                f"relative): {self._out_of_reach()}")
 
     # ---- hooks of SpectralLaw ---------------------------------------------------------------
     def _params(self):
@@ -449,7 +480,8 @@ class MultiHeadLaw(SpectralLaw):
         b, err = self._critical_edge(p[max(i - 1, 0)])
 
         if not (err < 1e-8 * b and 0 < b <= J.z[: i + 1].real.min() * (1 + 1e-12)):
-            raise UnresolvedLawError(f"{self!r}: the right edge of the support is not resolved")
+            raise UnresolvedLawError(f"{self!r}: the right edge of the support is not "
+                                     f"resolved: {self._out_of_reach()}")
         # seeds by the η-ladder away from 0, then the scan from the seeds (squared spacing
         # resolves the region near 0)
         u = (np.arange(1, 49) - 0.5) / 48
@@ -466,7 +498,8 @@ class MultiHeadLaw(SpectralLaw):
         rho = -G.imag / np.pi
         inside = rho * b > 1e-9
         if not inside.any():
-            raise UnresolvedLawError(f"{self!r}: the density scan found no support")
+            raise UnresolvedLawError(f"{self!r}: the density scan found no support: "
+                                     f"{self._out_of_reach()}")
         starts = np.flatnonzero(inside & ~np.r_[False, inside[:-1]])
         stops = np.flatnonzero(inside & ~np.r_[inside[1:], False])
         intervals = []
@@ -500,8 +533,21 @@ class MultiHeadLaw(SpectralLaw):
             return "soft"
         best = min(_EXPONENT_KIND, key=lambda k: abs(k - e))
         if abs(best - e) > 0.05:
-            raise UnresolvedLawError(f"density exponent {e:.3f} at 0 not supported for {self!r}")
+            raise UnresolvedLawError(f"{self!r}: density exponent {e:.3f} at 0 not supported: "
+                                     f"{self._out_of_reach()}")
         return _EXPONENT_KIND[best]
+
+    def _out_of_reach(self):
+        """Which parameter puts this configuration out of the solver's reach (for messages)."""
+        par = self._par
+        advice = ("; use multihead_moments or a Monte Carlo sample of the Gaussian-equivalent "
+                  "model instead")
+        if par["beta"] < 0.05:
+            return (f"beta={par['beta']!r} is too small (the noise part of the support, of "
+                    "relative size ~beta^2/2, is not resolved next to the scores' part)" + advice)
+        return (f"the shape ell={par['ell']}, d={par['d']}, heads={par['heads']}, "
+                f"d_head={par['d_head']}, d_value={par['d_value']} is near-degenerate (a soft "
+                "edge within ~1e-3 of a hard one, e.g. ell = d - 1)" + advice)
 
     def _bisect_edge(self, outside, inside, b):
         """Edge between a point outside and one inside the support, by bisection on ρ > 0."""
