@@ -3,6 +3,8 @@
 import subprocess
 import sys
 
+import pytest
+
 from attnspec.book import cli
 from attnspec.book.chapters import CHAPTERS
 
@@ -31,3 +33,15 @@ def test_bad_law_parameter_exits_2_with_the_name():
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
     assert "beta" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("flag, value, bound", [("--table", "100000000", "10000"),
+                                                ("--moments", "1000", "20"),
+                                                ("--table", "-1", "0")])
+def test_law_size_flags_are_bounded_before_any_work(flag, value, bound):
+    """--table and --moments have documented maxima, refused at once with exit 2 (no 24 GB)."""
+    done = subprocess.run([sys.executable, "-m", "attnspec", "law", flag, value],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stdout[-500:]
+    assert flag.lstrip("-") in done.stderr and bound in done.stderr
+    assert "Traceback" not in done.stderr

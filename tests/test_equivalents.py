@@ -104,11 +104,11 @@ def test_stepwise_chain_identities():
 BAD_CALLS = [
     (lambda: linear_equivalent(1, 5, 1.0), "ell must be an integer >= 2; got ell=1"),
     (lambda: linear_equivalent(10, 0, 1.0), "d_qk must be an integer >= 1; got d_qk=0"),
-    (lambda: linear_equivalent(10, 5, -1.0), "beta must be a finite number > 0; got beta=-1.0"),
-    (lambda: stepwise_chain(10, 5, float("inf")), "beta must be a finite number > 0; got beta=inf"),
+    (lambda: linear_equivalent(10, 5, -1.0), "beta must be a finite number > 0 and <= 26 (so that e^(beta^2) is a finite float64); got beta=-1.0"),
+    (lambda: stepwise_chain(10, 5, float("inf")), "beta must be a finite number > 0 and <= 26 (so that e^(beta^2) is a finite float64); got beta=inf"),
     (lambda: stepwise_chain(10, 5, 1.0, degree=0), "degree must be an integer >= 1; got degree=0"),
     (lambda: stepwise_chain(1, 5, 1.0), "ell must be an integer >= 2; got ell=1"),
-    (lambda: mp_surrogate(10, 0.0), "beta must be a finite number > 0; got beta=0.0"),
+    (lambda: mp_surrogate(10, 0.0), "beta must be a finite number > 0 and <= 26 (so that e^(beta^2) is a finite float64); got beta=0.0"),
     (lambda: mp_surrogate(0, 1.0), "ell must be an integer >= 2; got ell=0"),
 ]
 

@@ -92,10 +92,10 @@ def test_hermite_he_orthogonality():
     assert hermite_he(3, 2.0) == 2.0 and isinstance(hermite_he(0, 1.5), float)
 
 
-BAD_BETA = [(0.0, "beta must be a finite number > 0; got beta=0.0"),
-            (-1.0, "beta must be a finite number > 0; got beta=-1.0"),
-            (float("nan"), "beta must be a finite number > 0; got beta=nan"),
-            (float("inf"), "beta must be a finite number > 0; got beta=inf")]
+BAD_BETA = [(0.0, "beta must be a finite number > 0 and <= 26 (so that e^(beta^2) is a finite float64); got beta=0.0"),
+            (-1.0, "beta must be a finite number > 0 and <= 26 (so that e^(beta^2) is a finite float64); got beta=-1.0"),
+            (float("nan"), "beta must be a finite number > 0 and <= 26 (so that e^(beta^2) is a finite float64); got beta=nan"),
+            (float("inf"), "beta must be a finite number > 0 and <= 26 (so that e^(beta^2) is a finite float64); got beta=inf")]
 
 
 @pytest.mark.parametrize("beta, message", BAD_BETA, ids=["zero", "negative", "nan", "inf"])
@@ -111,7 +111,7 @@ def test_bad_beta_raises(function, beta, message):
 
 @pytest.mark.parametrize("call, message", [
     (lambda: noise_variance([1.0, -2.0]),
-     "beta must contain only finite numbers > 0; got beta=-2.0"),
+     "beta must contain only finite numbers > 0 and <= 26; got beta=-2.0"),
     (lambda: truncated_noise_variance(1.0, 0), "Q must be an integer >= 1; got Q=0"),
     (lambda: hermite_coefficients(1.0, -1), "kmax must be an integer >= 0; got kmax=-1"),
     (lambda: hermite_he(-1, 0.0), "k must be an integer >= 0; got k=-1"),

@@ -181,8 +181,8 @@ BAD_CALLS = [
     (dict(ell=1), "ell must be an integer >= 2; got ell=1"),
     (dict(ell=50), "ell must be <= d (the input X has orthonormal rows); got ell=50, d=40"),
     (dict(heads=0), "heads must be an integer >= 1; got heads=0"),
-    (dict(beta=0.0), "beta must be a finite number > 0; got beta=0.0"),
-    (dict(beta=float("nan")), "beta must be a finite number > 0; got beta=nan"),
+    (dict(beta=0.0), "beta must be a finite number > 0 and <= 26 (so that e^(beta^2) is a finite float64); got beta=0.0"),
+    (dict(beta=float("nan")), "beta must be a finite number > 0 and <= 26 (so that e^(beta^2) is a finite float64); got beta=nan"),
     (dict(d_head=0, d_value=10), "d_head must be an integer >= 1; got d_head=0"),
     (dict(d_value=0, d_head=10), "d_value must be an integer >= 1; got d_value=0"),
     (dict(tie="kv", d_head=10, d_value=5), "tie='kv' needs d_value == d_head; got d_value=5, "

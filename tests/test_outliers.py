@@ -125,23 +125,6 @@ def test_outlier_study_counts_above_the_edge():
     assert np.median(result["ipr"][result["count"]:]) < 10 / 300
 
 
-def test_thresholds():
-    """(2 − √3)√log ℓ and √log ℓ, scalar and vectorised; ℓ ≤ 1 refused."""
-    assert outliers.row_sum_threshold(1000) == pytest.approx(math.sqrt(math.log(1000)))
-    assert outliers.largest_entry_threshold(1000) == pytest.approx(
-        (2 - math.sqrt(3)) * math.sqrt(math.log(1000)))
-    assert outliers.largest_entry_threshold(1000) == pytest.approx(0.704240, abs=1e-6)
-    np.testing.assert_allclose(outliers.row_sum_threshold([math.e, math.e**4]), [1.0, 2.0])
-    # the largest-entry scale is the smaller root of b² − 4b√L + L = 0
-    b, L = outliers.largest_entry_threshold(500.0), math.log(500.0)
-    assert b * b - 4 * b * math.sqrt(L) + L == pytest.approx(0.0, abs=1e-12)
-    for fn in (outliers.row_sum_threshold, outliers.largest_entry_threshold):
-        with pytest.raises(ValueError, match=re.escape("ell must be > 1")):
-            fn(1)
-
-
-# figure helpers of chapters 4 and 5 (attnspec.plotting), smoke-tested with the Agg backend
-
 def test_histogram_over_sorted_builds_every_panel():
     """Two rows of axes per row of panels; common scales; unused panels hidden."""
     import matplotlib

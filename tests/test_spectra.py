@@ -8,6 +8,7 @@ import pytest
 import scipy.stats
 from numpy.testing import assert_allclose
 
+import attnspec
 from attnspec.laws.classical import MarchenkoPastur
 from attnspec.sampling.softmax import centered, softmax_attention
 from attnspec.spectra import (inverse_participation_ratio, ks_distance, moments_with_se,
@@ -148,3 +149,52 @@ def test_ks_distance_to_a_law_with_an_atom_compares_left_limits():
     step = lambda x: (np.asarray(x) >= 0).astype(float)      # a point mass at 0
     assert ks_distance(np.zeros(10), step) == 0.0
     assert ks_distance(np.ones(10), step) == 1.0
+
+
+# --- hostile inputs (issue 11, items 7 and 9) -----------------------------------------------
+
+def test_huge_and_tiny_finite_matrices_are_scaled_not_refused():
+    """A finite M scaled by 1e150 or 1e-150 has its spectrum scaled by 1e±300 exactly-ish."""
+    rng = np.random.default_rng(0)
+    M = rng.standard_normal((6, 9))
+    base = attnspec.squared_singular_values(M)
+    np.testing.assert_allclose(attnspec.squared_singular_values(M * 1e150), base * 1e300,
+                               rtol=1e-12)
+    np.testing.assert_allclose(attnspec.squared_singular_values(M * 1e-150), base * 1e-300,
+                               rtol=1e-12)
+
+
+@pytest.mark.parametrize("factor", [1e160, 1e-200])
+def test_spectrum_outside_float64_is_a_named_error(factor):
+    """s_max² of 1e320 or 1e-400 cannot be a float64: a ValueError naming M, not inf or zeros."""
+    M = np.random.default_rng(1).standard_normal((5, 5)) * factor
+    with pytest.raises(ValueError, match="M's squared singular values leave the float64 range"):
+        attnspec.squared_singular_values(M)
+
+
+def test_zero_matrix_has_zero_spectrum():
+    """The zero matrix is not an underflow: its squared singular values are exactly 0."""
+    assert attnspec.squared_singular_values(np.zeros((3, 4))).tolist() == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("shape", [(5, 0), (0, 5)])
+def test_empty_matrix_names_its_shape(shape):
+    """A 5×0 matrix is refused for its shape, not with a nonsensical drop_top range."""
+    with pytest.raises(ValueError, match=re.escape(f"got M with shape {shape}")):
+        attnspec.squared_singular_values(np.zeros(shape))
+
+
+@pytest.mark.parametrize("bad", [np.nan, 2.0, -0.5])
+def test_ks_distance_refuses_a_cdf_outside_unit_interval(bad):
+    """A 'CDF' returning NaN or values outside [0, 1] is named, not turned into nan or 2.0."""
+    sample = np.linspace(0.1, 1.0, 10)
+    with pytest.raises(ValueError, match=r"other must be a CDF with values in \[0, 1\]"):
+        attnspec.ks_distance(sample, lambda x: np.full_like(x, bad))
+
+
+def test_ks_distance_refuses_complex_sample():
+    """A complex sample is refused (it used to be truncated to its real part with a warning)."""
+    with pytest.raises(TypeError, match="sample must be an array of real numbers"):
+        attnspec.ks_distance(np.array([1 + 1j, 2.0]), np.array([1.0, 2.0]))
+    with pytest.raises(TypeError, match="other must be an array of real numbers"):
+        attnspec.ks_distance(np.array([1.0, 2.0]), ["a", "b"])

@@ -194,11 +194,94 @@ def test_corrupt_cache_file_is_recomputed(tmp_path):
                            progress=False)
     (path,) = tmp_path.glob("*.json")
     path.write_text(path.read_text()[:10])
-    with pytest.warns(UserWarning, match="unreadable sweep cache file"):
+    with pytest.warns(UserWarning, match=f"discarding sweep cache file {re.escape(str(path))}"):
         again = attnspec.sweep(first_normal, {"x": [1.0]}, executor="serial",
                                cache_dir=tmp_path, progress=False)
     assert not again[0].cached and again[0].result == first[0].result
     assert json.loads(path.read_text())["result"] == first[0].result
+
+
+def _one_entry(tmp_path, fn=draw, grid=None):
+    """Run a one-point sweep with a cache and return (record, path of its cache file)."""
+    grid = grid or {"beta": [0.5], "ell": [4]}
+    (record,) = attnspec.sweep(fn, grid, executor="serial", cache_dir=tmp_path, progress=False)
+    (path,) = tmp_path.glob("*.json")
+    return record, path
+
+
+def _rewrite(path, edit):
+    document = json.loads(path.read_text())
+    path.write_text(json.dumps(edit(document)))
+
+
+@pytest.mark.parametrize("damage", [
+    lambda doc: [1, 2],
+    lambda doc: None,
+    lambda doc: {**doc, "result": {**doc["result"],
+                                   "values": {**doc["result"]["values"], "shape": [3, 5]}}},
+    lambda doc: {**doc, "result": {**doc["result"],
+                                   "values": {**doc["result"]["values"], "dtype": "<c16"}}},
+    lambda doc: {**doc, "result": {**doc["result"], "mean": 123.0}},
+    lambda doc: {k: v for k, v in doc.items() if k != "sha256"},
+], ids=["json-list", "json-null", "bad-shape", "bad-dtype", "tampered-value", "no-checksum"])
+def test_malformed_cache_entry_is_reported_discarded_and_recomputed(tmp_path, damage):
+    """Any malformed entry is named by path in a warning, deleted, recomputed: never returned."""
+    first, path = _one_entry(tmp_path)
+    _rewrite(path, damage)
+    with pytest.warns(UserWarning, match=f"discarding sweep cache file {re.escape(str(path))}"):
+        (again,) = attnspec.sweep(draw, {"beta": [0.5], "ell": [4]}, executor="serial",
+                                  cache_dir=tmp_path, progress=False)
+    assert not again.cached and again.result["mean"] == first.result["mean"]
+    np.testing.assert_array_equal(again.result["values"], first.result["values"])
+    (third,) = attnspec.sweep(draw, {"beta": [0.5], "ell": [4]}, executor="serial",
+                              cache_dir=tmp_path, progress=False)
+    assert third.cached   # the rewritten entry is valid again
+
+
+def test_cache_entries_carry_a_checksum_of_their_result(tmp_path):
+    """The stored sha256 is the SHA-256 of the result's canonical JSON (checked independently)."""
+    import hashlib
+    _, path = _one_entry(tmp_path)
+    document = json.loads(path.read_text())
+    text = json.dumps(document["result"], sort_keys=True, separators=(",", ":"))
+    assert document["sha256"] == hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_cache_dir_in_the_way_is_refused_before_any_point(tmp_path):
+    """A file where cache_dir should be: SweepError naming cache_dir, and fn is never called."""
+    blocker = tmp_path / "cache"
+    blocker.write_text("not a folder")
+    calls = []
+
+    def counted(x, rng):
+        calls.append(x)
+        return x
+
+    with pytest.raises(SweepError, match=re.escape(f"cache_dir={str(blocker)!r}")):
+        attnspec.sweep(counted, {"x": [1]}, executor="serial", cache_dir=blocker,
+                       progress=False)
+    assert calls == []
+
+
+def test_unwritable_cache_dir_is_refused_before_any_point(tmp_path, monkeypatch):
+    """A folder that refuses writes (simulated: tests run as root): SweepError naming cache_dir."""
+    import tempfile
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    with pytest.raises(SweepError, match=re.escape(f"cache_dir={str(tmp_path)!r} (Permission")):
+        attnspec.sweep(first_normal, {"x": [1]}, executor="serial", cache_dir=tmp_path,
+                       progress=False)
+
+
+def test_missing_cache_dir_is_created(tmp_path):
+    """A cache_dir that does not exist yet is created (with its parents)."""
+    folder = tmp_path / "a" / "b"
+    attnspec.sweep(first_normal, {"x": [1]}, executor="serial", cache_dir=folder,
+                   progress=False)
+    assert len(list(folder.glob("*.json"))) == 1
 
 
 def test_uncacheable_result_is_a_named_error(tmp_path):

@@ -49,6 +49,9 @@ _EXPORTS = {
     "ScoreProductLaw": "laws.classical",
     "multihead_moments": "laws.multihead",
     "MultiHeadLaw": "laws.multihead",
+    # experiments.thresholds: scales of the threshold for linearisation (MATH.md §5)
+    "threshold_scales": "experiments.thresholds",
+    "row_sum_fluctuation": "experiments.thresholds",
     # sweeps: seeded parameter sweeps over executors
     "sweep": "sweeps",
     # book.parameters: chapter parameters for papermill reruns

@@ -9,10 +9,19 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 
 import numpy as np
 
-__all__ = ["ParameterTypeError", "check_int", "check_float", "check_choice", "check_rng"]
+__all__ = ["ParameterTypeError", "check_int", "check_float", "check_choice", "check_rng",
+           "check_beta", "check_bool", "check_memory", "BETA_MAX"]
+
+#: The documented domain of the inverse temperature for everything that involves e^{β²}: the
+#: laws, the Gaussian-equivalent samplers, the multi-head samplers and the moment formulas:
+#: 0 < β ≤ BETA_MAX, so that s = e^{β²} − 1 is a finite float64 (e^{26²} ≈ 1e293 < 1.8e308).
+#: They refuse β outside it with a ValueError naming ``beta`` (:func:`check_beta`). The
+#: single-head softmax samplers accept any finite β > 0: their rows saturate, never overflow.
+BETA_MAX = 26.0
 
 
 class ParameterTypeError(TypeError, ValueError):
@@ -89,3 +98,44 @@ def check_rng(rng):
     if isinstance(rng, numbers.Integral) and rng < 0:
         raise ValueError(f"rng must be a non-negative seed; got rng={rng}")
     return np.random.default_rng(rng)
+
+
+def check_beta(beta, name="beta"):
+    """Return β as a float if 0 < β ≤ BETA_MAX (so that e^{β²} is a finite float64), else raise."""
+    if isinstance(beta, (bool, np.bool_)) or not isinstance(beta, numbers.Real):
+        raise ParameterTypeError(f"{name} must be a real number; got {name}={beta!r} "
+                                 f"({type(beta).__name__})")
+    value = float(beta)
+    if not 0 < value <= BETA_MAX:   # also refuses nan and inf
+        raise ValueError(f"{name} must be a finite number > 0 and <= {BETA_MAX:g} (so that "
+                         f"e^({name}^2) is a finite float64); got {name}={value!r}")
+    return value
+
+
+def check_bool(name, value):
+    """Return ``value`` if it is a bool (numpy bools included), else raise: "no" is not False."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ParameterTypeError(f"{name} must be True or False; got {name}={value!r} "
+                                 f"({type(value).__name__})")
+    return bool(value)
+
+
+def physical_memory():
+    """Bytes of physical memory of this machine (a generous 2**40 where it cannot be read)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return 2 ** 40
+
+
+def check_memory(name, value, nbytes):
+    """Refuse a size ``name=value`` whose arrays (``nbytes`` in all) exceed physical memory.
+
+    Raised before anything is allocated, so a typo such as ``ell=10**6`` gets a message
+    naming ``ell`` instead of numpy's failure to allocate terabytes.
+    """
+    available = physical_memory()
+    if nbytes > available:
+        raise ValueError(f"{name}={value} needs about {nbytes / 2**30:,.0f} GiB for its arrays; "
+                         f"this machine has {available / 2**30:,.0f} GiB of memory")
+    return value

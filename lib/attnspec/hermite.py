@@ -7,15 +7,10 @@ import math
 import numpy as np
 from numpy.polynomial.hermite_e import hermegauss, hermeval
 
-from ._validation import check_float, check_int
+from ._validation import BETA_MAX, check_beta, check_int
 
 __all__ = ["noise_variance", "alpha", "truncated_noise_variance", "hermite_coefficients",
            "hermite_he", "hermite_projection"]
-
-#: The documented domain of the inverse temperature, for every law, sampler and moment formula:
-#: 0 < β ≤ BETA_MAX, so that s = e^{β²} − 1 is a finite float64 (e^{26²} ≈ 1e293 < 1.8e308).
-#: Every public function refuses β outside it with a ValueError naming ``beta``.
-BETA_MAX = 26.0
 
 # Below this value of x = β², α² = e^x − 1 − x is summed as a series (see noise_variance).
 _SERIES_BELOW = 0.5
@@ -23,15 +18,14 @@ _SERIES_TERMS = 24  # x^k/k! < 1e-17 · x²/2 for k ≥ 24 when x < 0.5
 
 
 def _check_beta(beta):
-    """Validate β > 0 finite: a scalar gives a float, an array-like gives a float64 array."""
+    """Validate 0 < β ≤ BETA_MAX: a scalar gives a float, an array-like a float64 array."""
     if np.ndim(beta) == 0:
-        return check_float("beta", beta if not isinstance(beta, np.ndarray) else beta.item(),
-                           min=0, min_open=True)
+        return check_beta(beta if not isinstance(beta, np.ndarray) else beta.item())
     values = np.asarray(beta, dtype=np.float64)
-    bad = ~(np.isfinite(values) & (values > 0))
+    bad = ~(np.isfinite(values) & (values > 0) & (values <= BETA_MAX))
     if bad.any():
         index = tuple(int(i) for i in np.unravel_index(np.argmax(bad), values.shape))
-        raise ValueError("beta must contain only finite numbers > 0; "
+        raise ValueError(f"beta must contain only finite numbers > 0 and <= {BETA_MAX:g}; "
                          f"got beta={float(values[index])!r} at index {index}")
     return values
 
@@ -123,7 +117,7 @@ def truncated_noise_variance(beta, Q):
     >>> truncated_noise_variance(1.0, 3)  # 1/2 + 1/6
     0.6666666666666666
     """
-    beta = check_float("beta", beta, min=0, min_open=True)
+    beta = check_beta(beta)
     Q = check_int("Q", Q, min=1)
     x = beta * beta
     total, term = 0.0, x  # term = x^k / k! at k = 1
@@ -155,7 +149,7 @@ def hermite_coefficients(beta, kmax):
     >>> hermite_coefficients(2.0, 3)
     array([1.        , 2.        , 2.        , 1.33333333])
     """
-    beta = check_float("beta", beta, min=0, min_open=True)
+    beta = check_beta(beta)
     kmax = check_int("kmax", kmax, min=0)
     ratios = np.full(kmax + 1, beta, dtype=np.float64) / np.maximum(np.arange(kmax + 1), 1)
     ratios[0] = 1.0

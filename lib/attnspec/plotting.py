@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["book_style", "spectrum_histogram", "sorted_spectrum", "law_curve", "COLORS",
-           "histogram_over_sorted", "heat_map"]
+           "histogram_over_sorted", "heat_map", "threshold_scale_lines", "phase_diagram",
+           "SCALE_STYLES"]
 
 #: One colour per role, used consistently across the book.
 COLORS = {
@@ -236,3 +237,99 @@ def heat_map(ax, x, y, values, *, logx=True, lognorm=True, annotate="{:.2g}", cm
     if colorbar_label is not None:
         ax.figure.colorbar(mesh, ax=ax, label=colorbar_label)
     return mesh
+
+
+#: Line style of each threshold scale of
+#: :func:`attnspec.experiments.thresholds.threshold_scales` (chapter 5).
+SCALE_STYLES = {
+    "largest_entry": dict(color="red", ls="--", lw=2),
+    "row_sum_clt": dict(color="white", ls="-.", lw=2),
+    "m1_lln": dict(color="cyan", ls="-", lw=2.5),
+    "mean_bound": dict(color="0.75", ls=":", lw=2.5),
+    "row_sum_lln": dict(color="lime", ls="--", lw=2),
+}
+
+
+def threshold_scale_lines(ax, ells, *, names=None, margin=1.3, points=200):
+    """Draw the threshold scales of chapter 5 as curves β(ℓ) on ``ax``.
+
+    The scales are those of :func:`attnspec.experiments.thresholds.threshold_scales`.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Axes whose horizontal axis is ℓ and vertical axis is β.
+    ells : array_like
+        The sizes of the diagram; the curves span [min/margin, max·margin].
+    names : sequence of str, optional
+        Scales to draw (default: all but ``row_sum_clt``, which coincides with ``m1_lln``).
+    margin : float
+        Extension factor of the ℓ range.
+    points : int
+        Points per curve.
+
+    Returns
+    -------
+    list of matplotlib.lines.Line2D
+        One per scale, labelled with its formula and its provenance label.
+    """
+    from matplotlib import patheffects
+
+    from .experiments.thresholds import threshold_scales
+
+    ells = np.asarray(ells, dtype=float)
+    grid = np.geomspace(ells.min() / margin, ells.max() * margin, points)
+    scales = threshold_scales(grid)
+    if names is None:
+        names = [name for name in scales if name != "row_sum_clt"]
+    outline = [patheffects.withStroke(linewidth=4, foreground="black")]
+    lines = []
+    for name in names:
+        scale = scales[name]
+        (line,) = ax.plot(grid, scale.value, path_effects=outline,
+                          label=rf"$\beta = {scale.tex}$ ({scale.label})",
+                          **SCALE_STYLES.get(name, {}))
+        lines.append(line)
+    return lines
+
+
+def phase_diagram(ells, betas, ks, m1_ratio, *, onsets=None, figsize=(10, 4.6)):
+    r"""The (ℓ, β) phase diagram of chapter 5: KS distance and m₁/s, with the threshold scales.
+
+    Parameters
+    ----------
+    ells, betas : sequence of float
+        Grid of the sweep.
+    ks, m1_ratio : array_like
+        Shape (len(betas), len(ells)): KS distance to ν_∞ and measured m₁/s.
+    onsets : dict, optional
+        ``{ell: (onset, end)}``: the finite-ℓ window in which the largest squared entry of
+        √ℓA^⊥ is above the edge z₊² (:func:`attnspec.experiments.thresholds.entry_onset`),
+        drawn as a vertical bar at each ℓ.
+    figsize : tuple
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=figsize)
+    heat_map(left, ells, betas, ks, colorbar_label=r"KS distance to $\nu_\infty$")
+    heat_map(right, ells, betas, m1_ratio, lognorm=False, cmap="magma", vmin=0, vmax=1.05,
+             colorbar_label="$m_1 / s$")
+    for ax in (left, right):
+        threshold_scale_lines(ax, ells)
+        if onsets:
+            for k, (ell, (low, high)) in enumerate(sorted(onsets.items())):
+                top = high if np.isfinite(high) else max(betas)
+                if np.isfinite(low):
+                    ax.plot([ell, ell], [low, top], color="orange", lw=5, alpha=0.8,
+                            solid_capstyle="butt",
+                            label=r"$\max M_{ij}^2 > z_+^2$ (finite $\ell$)" if k == 0 else None)
+        ax.set_ylim(min(betas) - 0.2, max(betas) + 0.2)
+        ax.set_xlabel(r"tokens $\ell = d_{qk}$")
+        ax.set_ylabel(r"inverse temperature $\beta$")
+    fig.legend(*left.get_legend_handles_labels(), loc="lower center", ncol=3, fontsize=8)
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
+    return fig

@@ -26,7 +26,7 @@ def squared_singular_values(M, drop_top=0):
     Parameters
     ----------
     M : array_like
-        m×n real matrix (e.g. ``centered(A)``), computed in float64.
+        m×n real matrix (e.g. ``centered(A)``), m, n ≥ 1, computed in float64.
     drop_top : int
         Number of largest values to remove (outliers, MATH.md §4–5), 0 ≤ drop_top < min(m, n).
 
@@ -35,39 +35,65 @@ def squared_singular_values(M, drop_top=0):
     numpy.ndarray
         The min(m, n) − drop_top values :math:`s_k^2` sorted in descending order, float64.
 
+    Raises
+    ------
+    ValueError
+        If M is empty, has non-finite entries, or its squared singular values leave the
+        float64 range (largest above ~1.8e308, or below ~2.2e-308 for a non-zero M).
+
     Notes
     -----
     Computed as the eigenvalues of the smaller Gram matrix (M Mᵀ if m ≤ n, else Mᵀ M) with
-    ``scipy.linalg.eigh(eigvals_only=True)`` — never an SVD with vectors. Rounding can make
-    eigenvalues of a singular Gram matrix slightly negative; they are clipped at 0. Absolute
-    accuracy ~ 1e-15 · s_max². Raises ``ValueError`` if M has non-finite entries.
+    ``scipy.linalg.eigh(eigvals_only=True)`` — never an SVD with vectors. M is divided by its
+    largest absolute entry first (and the eigenvalues multiplied back), so the Gram matrix
+    neither overflows nor underflows for any finite M. Rounding can make eigenvalues of a
+    singular Gram matrix slightly negative; they are clipped at 0. Absolute accuracy
+    ~ 1e-15 · s_max².
     """
     M = _check_matrix("M", M)
+    if min(M.shape) == 0:
+        raise ValueError(f"M must have at least one row and one column; got M with shape "
+                         f"{M.shape}")
     size = min(M.shape)
     drop_top = check_int("drop_top", drop_top, min=0, max=size - 1)
-    gram = _gram(M)
-    try:
-        values = scipy.linalg.eigh(gram, eigvals_only=True, overwrite_a=True,
-                                   check_finite=True, driver="evd")
-    except ValueError:  # from check_finite
+    M = np.asarray(M, dtype=np.float64)
+    if not np.isfinite(M).all():
         raise ValueError(f"M must have only finite entries; got M with shape {M.shape} "
-                         "containing inf or nan") from None
+                         "containing inf or nan")
+    scale = float(np.max(np.abs(M)))
+    if scale == 0.0:
+        return np.zeros(size - drop_top)
+    values = scipy.linalg.eigh(_gram(M / scale), eigvals_only=True, overwrite_a=True,
+                               check_finite=False, driver="evd")
     values = np.maximum(values[::-1], 0.0)
+    with np.errstate(over="ignore", under="ignore"):
+        values = values * scale * scale
+    if not np.isfinite(values[0]) or values[0] < np.finfo(np.float64).tiny:
+        raise ValueError(f"M's squared singular values leave the float64 range (largest "
+                         f"|entry| of M is {scale:.3g}, so s_max² ≈ {values[0]:.3g}); rescale M")
     return values[drop_top:].copy() if drop_top else values
 
 
 def _as_spectra(spectra):
     """A list of 1-D float64 arrays from a 2-D array (draws × values) or a list of 1-D arrays."""
-    if isinstance(spectra, np.ndarray) and spectra.ndim == 2:
-        rows = list(spectra.astype(np.float64, copy=False))
-    elif isinstance(spectra, np.ndarray) and spectra.ndim == 1:
-        rows = [spectra.astype(np.float64, copy=False)]
+    if isinstance(spectra, (str, bytes)) or spectra is None:
+        raise TypeError(f"spectra must be a list of 1-D arrays of real numbers or a 2-D array; "
+                        f"got spectra={spectra!r}")
+    if isinstance(spectra, np.ndarray) and spectra.ndim in (1, 2):
+        rows = list(np.atleast_2d(spectra))
     else:
-        rows = [np.asarray(row, dtype=np.float64) for row in spectra]
+        rows = [np.asarray(row) for row in spectra]
+    for row in rows:
+        if row.dtype.kind not in "biuf":
+            raise TypeError("spectra must hold real numbers; got a draw with dtype "
+                            f"{row.dtype}")
+    rows = [row.astype(np.float64) for row in rows]
     if not rows or any(row.ndim != 1 or row.size == 0 for row in rows):
         raise ValueError("spectra must be a non-empty list of non-empty 1-D arrays (one per "
                          f"draw) or a 2-D array; got {len(rows)} draws with shapes "
                          f"{[row.shape for row in rows][:5]}")
+    if not all(np.isfinite(row).all() for row in rows):
+        raise ValueError("spectra must hold finite numbers only; got inf or nan")
     return rows
 
 
@@ -109,11 +135,26 @@ def moments_with_se(spectra, orders=(1, 2)):
 
 
 def _check_sample(name, sample):
-    values = np.asarray(sample, dtype=np.float64).ravel()
+    """A sorted float64 copy of a non-empty real sample, or an error naming it."""
+    values = np.asarray(sample)
+    if values.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be an array of real numbers; got {name} with dtype "
+                        f"{values.dtype}")
+    values = values.astype(np.float64).ravel()
     if values.size == 0 or not np.isfinite(values).all():
         raise ValueError(f"{name} must be a non-empty array of finite numbers; got {name} with "
                          f"{values.size} values")
     return np.sort(values)
+
+
+def _checked_cdf_values(F, x):
+    """CDF values must be numbers in [0, 1] (rounding of 1e-12 allowed), else a named error."""
+    bad = ~((F >= -1e-12) & (F <= 1 + 1e-12))   # also catches NaN
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(f"other must be a CDF with values in [0, 1]; got other(x)={F[i]!r} "
+                         f"at x={x[i]!r}")
+    return F
 
 
 def _as_cdf(other):
@@ -156,8 +197,9 @@ def ks_distance(sample, other):
         gap = (np.searchsorted(x, points, side="right") / n
                - np.searchsorted(y, points, side="right") / y.size)
         return float(np.max(np.abs(gap)))
-    F = cdf(x)
-    F_left = cdf(np.nextafter(x, -np.inf))  # F(x−): an atom at x is not yet counted
+    F = _checked_cdf_values(cdf(x), x)
+    x_left = np.nextafter(x, -np.inf)
+    F_left = _checked_cdf_values(cdf(x_left), x_left)  # F(x−): an atom at x is not yet counted
     steps = np.arange(1, n + 1) / n
     return float(max(np.max(steps - F), np.max(F_left - (steps - 1.0 / n))))
 

@@ -14,11 +14,11 @@ import hashlib
 import inspect
 import itertools
 import json
+import math
 import numbers
 import os
 import pickle
 import re
-import sys
 import tempfile
 import warnings
 from dataclasses import dataclass
@@ -31,7 +31,7 @@ __all__ = ["sweep", "grid_points", "SweepRecord", "SweepError", "EXECUTORS"]
 #: Executors that :func:`sweep` builds itself when given their name.
 EXECUTORS = ("serial", "threads", "processes")
 
-_CACHE_FORMAT = 1  # bump when the layout of a cache file changes
+_CACHE_FORMAT = 2  # bump when the layout of a cache file changes
 
 
 class SweepError(ValueError):
@@ -276,34 +276,68 @@ def _decode(value):
         return [_decode(v) for v in value]
     if isinstance(value, dict):
         if "__ndarray__" in value:
-            array = np.array(value["__ndarray__"], dtype=np.dtype(value["dtype"]))
-            return array.reshape(value["shape"])
+            dtype = np.dtype(value["dtype"])
+            if dtype.kind not in "biuf":
+                raise ValueError(f"array dtype {dtype} is not bool, int or float")
+            array = np.array(value["__ndarray__"], dtype=dtype)
+            shape = tuple(value["shape"])
+            if math.prod(shape) != array.size or any(int(n) != n or n < 0 for n in shape):
+                raise ValueError(f"shape {list(shape)} does not fit {array.size} values")
+            return array.reshape(shape)
         if "__npscalar__" in value:
-            return np.dtype(value["dtype"]).type(value["__npscalar__"])
+            dtype = np.dtype(value["dtype"])
+            if dtype.kind not in "biuf":
+                raise ValueError(f"scalar dtype {dtype} is not bool, int or float")
+            return dtype.type(value["__npscalar__"])
         if "__tuple__" in value:
             return tuple(_decode(v) for v in value["__tuple__"])
         return {k: _decode(v) for k, v in value.items()}
     return value
 
 
+def _checksum(encoded_result):
+    """SHA-256 of a result's canonical JSON: what a cache file's ``sha256`` field must match."""
+    text = json.dumps(encoded_result, sort_keys=True, separators=(",", ":"), allow_nan=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _discard(path, why):
+    """Report a bad cache file by its path, remove it, and treat it as absent."""
+    warnings.warn(f"discarding sweep cache file {path}: {why}; the point is recomputed",
+                  stacklevel=4)
+    Path(path).unlink(missing_ok=True)
+    raise KeyError(path)
+
+
 def _read_cache(path, expected):
-    """The cached result at ``path``, or raise KeyError if absent, unreadable or not ours."""
+    """The cached result at ``path``; KeyError if absent, foreign or malformed.
+
+    A malformed file (not JSON, not a JSON object, a result whose checksum does not match,
+    an array with a bad dtype or shape) is reported with its path, deleted and recomputed.
+    """
     try:
         with open(path, encoding="utf-8") as handle:
             stored = json.load(handle)
     except FileNotFoundError:
         raise KeyError(path) from None
     except (OSError, ValueError) as exc:
-        warnings.warn(f"ignoring unreadable sweep cache file {path}: {exc}", stacklevel=3)
-        raise KeyError(path) from None
+        _discard(path, f"unreadable ({exc})")
+    if not isinstance(stored, dict) or "result" not in stored:
+        _discard(path, f"not a sweep cache entry (a {type(stored).__name__})")
     if any(stored.get(k) != v for k, v in expected.items()):
-        raise KeyError(path)  # a hash collision or a foreign file: recompute
-    return _decode(stored["result"])
+        raise KeyError(path)  # a hash collision or a foreign file: recompute, leave it alone
+    if stored.get("sha256") != _checksum(stored["result"]):
+        _discard(path, "its checksum does not match its result (edited or damaged)")
+    try:
+        return _decode(stored["result"])
+    except (TypeError, ValueError, KeyError) as exc:
+        _discard(path, f"malformed result ({exc})")
 
 
 def _write_cache(path, metadata, result):
     """Write atomically: a temporary file in the same folder, renamed into place when complete."""
-    document = dict(metadata, result=_encode(result))
+    encoded = _encode(result)
+    document = dict(metadata, result=encoded, sha256=_checksum(encoded))
     text = json.dumps(document, allow_nan=True, indent=1)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.stem, suffix=".tmp")
@@ -328,26 +362,28 @@ def _call(fn, point, seed_sequence):
 
 
 def _progress_bar(total, enabled, description):
-    """A tqdm bar in a terminal or a Jupyter kernel, else None (also if tqdm is missing)."""
+    """A tqdm bar, shown only where output is interactive (``disable=None``), or None."""
     if not enabled or total == 0:
         return None
-    shell = sys.modules.get("IPython")
-    in_kernel = False
-    if shell is not None:
-        try:
-            in_kernel = hasattr(shell.get_ipython(), "kernel")
-        except AttributeError:
-            in_kernel = False
-    interactive = getattr(sys.stderr, "isatty", lambda: False)()
-    if not (in_kernel or interactive):
-        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # tqdm.auto warns when ipywidgets is missing
+        from tqdm.auto import tqdm
+    return tqdm(total=total, desc=description, unit="point", disable=None)
+
+
+def _check_cache_dir(cache_dir):
+    """Create ``cache_dir`` if needed and prove it writable, before any point is computed."""
+    if isinstance(cache_dir, (bool, int, float)) or not isinstance(cache_dir, (str, os.PathLike)):
+        raise SweepError(f"cache_dir must be None or a path; got cache_dir={cache_dir!r}")
+    folder = Path(cache_dir)
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # tqdm.auto warns when ipywidgets is missing
-            from tqdm.auto import tqdm
-    except ImportError:
-        return None
-    return tqdm(total=total, desc=description, unit="point")
+        folder.mkdir(parents=True, exist_ok=True)
+        handle, probe = tempfile.mkstemp(dir=folder, prefix=".write-probe-")
+        os.close(handle)
+        os.unlink(probe)
+    except OSError as exc:
+        raise SweepError(f"cache_dir must be a writable folder; got cache_dir={str(cache_dir)!r} "
+                         f"({exc.strerror or exc})") from None
 
 
 def sweep(fn, grid, executor=None, *, seed=0, cache_dir=None, progress=True):
@@ -375,10 +411,12 @@ def sweep(fn, grid, executor=None, *, seed=0, cache_dir=None, progress=True):
         so each point has an independent stream that depends only on ``seed`` and ``i``.
     cache_dir : None or path-like
         If given, each result is stored there as one JSON file, with the point, the seed,
-        the index and the function's name, and read back instead of calling ``fn`` again.
+        the index, the function's name and a SHA-256 checksum of the result, and read back
+        instead of calling ``fn`` again. The folder is created and checked for writability
+        before any point is computed.
     progress : bool
-        Show a progress bar (tqdm) when running in a terminal or a Jupyter kernel; it is off
-        anyway when output is not interactive (logs, CI). Pass ``False`` in book chapters.
+        Show a tqdm progress bar (``tqdm(disable=None)``: in a terminal or a Jupyter kernel,
+        never when output goes to a log or CI). Pass ``False`` in book chapters.
 
     Returns
     -------
@@ -390,8 +428,8 @@ def sweep(fn, grid, executor=None, *, seed=0, cache_dir=None, progress=True):
     ------
     SweepError
         (a ``ValueError``) if ``fn`` is not callable, the grid is empty or malformed, the
-        seed is not a non-negative integer, the executor is of an unknown kind, or a result
-        cannot be cached; also if ``fn`` cannot be pickled for a process executor. An
+        seed is not a non-negative integer, the executor is of an unknown kind, ``cache_dir``
+        is not a writable folder (checked first), or a result cannot be cached; also if ``fn`` cannot be pickled for a process executor. An
         exception raised by ``fn`` propagates unchanged (with a note naming the point); the
         points finished before it stay cached.
 
@@ -407,7 +445,10 @@ def sweep(fn, grid, executor=None, *, seed=0, cache_dir=None, progress=True):
     ``fn`` starts a new cache; editing a function that ``fn`` calls does not (delete the
     folder then). Files are written by this process as points finish: first to a temporary
     file in the same folder, then renamed, so an interrupted sweep leaves only complete
-    files and a rerun computes just the missing points. Results are stored exactly
+    files and a rerun computes just the missing points. A file that is not a valid entry
+    (not JSON, the wrong JSON shape, a bad dtype or shape, a checksum that does not match its
+    result) is reported with its path in a warning, deleted and recomputed: an edited value
+    is never returned. Results are stored exactly
     (floats in JSON round-trip; arrays keep their dtype and shape); ``fn`` must return
     numbers, strings, ``None``, numpy arrays of numbers, or lists, tuples and str-keyed
     dicts of them.
@@ -437,8 +478,7 @@ def sweep(fn, grid, executor=None, *, seed=0, cache_dir=None, progress=True):
     cached = [False] * n
     paths, metadata = [None] * n, [None] * n
     if cache_dir is not None:
-        if isinstance(cache_dir, (bool, int, float)) or not isinstance(cache_dir, (str, os.PathLike)):
-            raise SweepError(f"cache_dir must be None or a path; got cache_dir={cache_dir!r}")
+        _check_cache_dir(cache_dir)
         fingerprint = _fn_fingerprint(fn)
         name = fingerprint["name"]
         for i, point in enumerate(points):

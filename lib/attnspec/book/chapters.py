@@ -67,11 +67,14 @@ CHAPTERS = {
             "ells": IntList(2, 6000, help="sizes ℓ = d_qk of the (β, ℓ) sweep"),
             "betas": FloatList(0, 5, min_open=True, help="inverse temperatures β of the sweep"),
             "draws": Int(1, 100, help="draws per sweep point and in the outlier study"),
+            "onset_step": Float(0.01, 1, help="β step of the finite-ℓ outlier predictor, "
+                                "from min(betas) to max(betas)"),
             "executor": Choice(("processes", "threads", "serial"),
                                help="where attnspec.sweep runs the points"),
             "seed": SEED,
         },
-        quick={"ell": 150, "ells": [60, 120], "betas": [0.5, 1.0], "draws": 1},
+        quick={"ell": 150, "ells": [60, 120], "betas": [0.5, 1.0], "draws": 1,
+               "onset_step": 0.25},
     ),
     # --- 06_multihead_equivalence ---
     "06_multihead_equivalence": ChapterSpec(

@@ -10,7 +10,8 @@ from attnspec.book.parameters import ParameterError
 
 def _rerun(args):
     from attnspec.book.parameters import parse_assignments
-    from attnspec.book.rerun import find_book_root, rerun_chapter, resolve_chapter
+    from attnspec.book.rerun import (RerunInterrupted, find_book_root, rerun_chapter,
+                                     resolve_chapter)
 
     stem = resolve_chapter(args.chapter, find_book_root(args.book_root)).stem
     values = parse_assignments(stem, args.params)
@@ -22,6 +23,10 @@ def _rerun(args):
     except PapermillExecutionError as exc:  # its message names the cell that raised
         print(f"attnspec rerun: the chapter failed; nothing was written.\n{exc}", file=sys.stderr)
         return 1
+    except RerunInterrupted as exc:
+        print(f"attnspec rerun: {exc}; nothing was written and every child process was "
+              "stopped.", file=sys.stderr)
+        return 128 + exc.signum
     print(path)
     return 0
 
@@ -74,6 +79,9 @@ def main(argv=None):
     except (ParameterError, FileNotFoundError) as exc:
         print(f"attnspec {args.command}: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:   # Ctrl-C outside a chapter run: one line, no traceback
+        print(f"attnspec {args.command}: interrupted by SIGINT", file=sys.stderr)
+        return 128 + 2
 
 
 if __name__ == "__main__":

@@ -219,6 +219,9 @@ def parse_assignments(chapter, assignments):
         if not sep or not name.isidentifier():
             raise ParameterError(f"parameters must look like name=value; got {item!r}.\n"
                                  f"Chapter {chapter} takes:\n{describe(chapter)}")
+        if name in values:
+            raise ParameterError(f"parameter {name} is given twice ({name}={values[name]!r} and "
+                                 f"{item!r}); give each parameter once")
         values[name] = _literal(text.strip())
     return check_values(chapter, values)
 

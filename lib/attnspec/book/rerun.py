@@ -2,18 +2,65 @@
 
 The values are checked against the chapter's declaration before a kernel starts. The executed
 copy is written next to nothing else: first to a temporary file, renamed into place only when
-every cell ran, so a failed run leaves nothing half-written behind.
+every cell ran, so a failed run leaves nothing half-written behind. SIGTERM (a job scheduler, a
+closed terminal) and SIGINT (Ctrl-C) during a run remove the partial copy and stop every child
+process (the kernel and the chapter's sweep workers) before :class:`RerunInterrupted` is raised.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import signal
+import threading
 from pathlib import Path
 
 from attnspec.book.parameters import ParameterError, check_values
 
-__all__ = ["find_book_root", "resolve_chapter", "rerun_chapter", "output_name"]
+__all__ = ["find_book_root", "resolve_chapter", "rerun_chapter", "output_name",
+           "RerunInterrupted"]
+
+#: Signals that stop a rerun cleanly (the CLI exits with 128 + the signal's number): a job
+#: scheduler's SIGTERM, Ctrl-C's SIGINT and a closed terminal's SIGHUP.
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+
+class RerunInterrupted(Exception):
+    """A rerun stopped by a signal; its partial output and child processes are gone."""
+
+    def __init__(self, signum):
+        self.signum = int(signum)
+        super().__init__(f"interrupted by {signal.Signals(signum).name}")
+
+
+@contextlib.contextmanager
+def _stop_signals(action):
+    """Within the block, the stop signals run ``action`` (main thread only; elsewhere no-op)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.signal(signum, action) for signum in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _stop_child_processes(timeout=5.0):
+    """Kill every descendant of this process (the kernel and its sweep workers) and reap them.
+
+    SIGKILL, not SIGTERM: a kernel told to terminate mid-cell prints a traceback of the
+    interrupted reply, and there is nothing in it worth saving.
+    """
+    import psutil
+
+    children = psutil.Process().children(recursive=True)   # listed before any parent dies
+    for child in children:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            child.kill()
+    psutil.wait_procs(children, timeout=timeout)
 
 
 def find_book_root(start=None):
@@ -61,6 +108,12 @@ def rerun_chapter(chapter, values=None, *, book_root=None, output_dir=None, quic
         copy goes (``_build/reruns`` by default).
     quick : bool
         Start from the chapter's small test sizes (explicit ``values`` still win).
+
+    Raises
+    ------
+    RerunInterrupted
+        On SIGTERM or SIGINT during the run, after the partial copy is removed and every
+        child process (kernel, sweep workers) is stopped.
     """
     from attnspec.book.chapters import CHAPTERS
 
@@ -79,11 +132,25 @@ def rerun_chapter(chapter, values=None, *, book_root=None, output_dir=None, quic
     final = out_dir / output_name(path.stem, checked)
     partial = final.with_name(final.stem + ".partial.ipynb")
     try:
-        papermill.execute_notebook(str(path), str(partial), parameters=checked,
-                                   cwd=str(path.parent), kernel_name="python3",
-                                   progress_bar=progress_bar, log_output=False)
-    except BaseException:
-        partial.unlink(missing_ok=True)
+        with _stop_signals(_raise_interrupted):
+            papermill.execute_notebook(str(path), str(partial), parameters=checked,
+                                       cwd=str(path.parent), kernel_name="python3",
+                                       progress_bar=progress_bar, log_output=False)
+            os.replace(partial, final)
+    except BaseException as exc:
+        with _stop_signals(signal.SIG_IGN):   # a second signal must not cut the clean-up short
+            if isinstance(exc, (RerunInterrupted, KeyboardInterrupt)):
+                _stop_child_processes()
+            partial.unlink(missing_ok=True)
+        if isinstance(exc, KeyboardInterrupt):
+            raise RerunInterrupted(signal.SIGINT) from None
         raise
-    os.replace(partial, final)
     return final
+
+
+def _raise_interrupted(signum, frame):
+    """Stop the kernel and its workers first (before papermill's clean-up talks to a kernel
+    that is mid-cell and would print a traceback), then unwind."""
+    signal.signal(signum, signal.SIG_IGN)
+    _stop_child_processes()
+    raise RerunInterrupted(signum)

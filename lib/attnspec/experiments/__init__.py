@@ -2,5 +2,6 @@
 
 ``stepwise`` (the stepwise chain's bulks), ``coupling`` (softmax vs linear models sharing
 weights), ``outliers`` (outliers and distances to the limit laws), ``multihead`` (multi-head
-studies) and ``tables`` (their rows and text formats). A new study gets a new module here.
+studies), ``thresholds`` (scales of the threshold for linearisation, finite-ℓ outlier onset)
+and ``tables`` (their rows and text formats). A new study gets a new module here.
 """

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from .._validation import check_float, check_int, check_rng
+from .._validation import check_beta, check_int, check_rng
 from ..hermite import noise_variance
 from ..sampling.equivalents import linear_model_with_noise
 from ..sampling.softmax import centered, softmax_attention
@@ -54,7 +54,7 @@ def coupled_spectra(ell, d_qk, beta, rng=None):
     """
     ell = check_int("ell", ell, min=2)
     d_qk = check_int("d_qk", d_qk, min=1)
-    beta = check_float("beta", beta, min=0, min_open=True)
+    beta = check_beta(beta)
     seed = int(check_rng(rng).integers(2**63))
     softmax = squared_singular_values(centered(softmax_attention(ell, d_qk, beta, rng=seed)))
     linear = squared_singular_values(

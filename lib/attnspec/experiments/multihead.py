@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from .._validation import check_choice, check_float, check_int, check_rng
+from .._validation import check_beta, check_choice, check_int, check_rng
 from ..hermite import noise_variance
 from ..laws.multihead import MultiHeadLaw, multihead_moments
 from ..sampling.multihead import TIES, _check_arguments, multihead_output
@@ -283,7 +283,7 @@ def compare_head_counts(ell, d, heads_list, beta, *, draws=2, equivalent=True, r
     heads_list = [check_int("heads_list", h, min=1) for h in heads_list]
     if not heads_list:
         raise ValueError("heads_list must contain at least one head count; got []")
-    beta = check_float("beta", beta, min=0, min_open=True)
+    beta = check_beta(beta)
     out = Comparison(settings=dict(ell=ell, d=d, heads_list=heads_list, beta=beta,
                                    draws=draws, key_name="H", label_name="d_h = d_v"))
     for H, child in zip(heads_list, _children(rng, len(heads_list))):
@@ -339,7 +339,7 @@ def compare_ties(ell, d, heads, beta, ties=TIES, *, draws=2, groups=None, equiva
     ties = [check_choice("ties", t, TIES) for t in ties]
     ties = ["none"] + [t for t in dict.fromkeys(ties) if t != "none"]
     heads = check_int("heads", heads, min=1)
-    beta = check_float("beta", beta, min=0, min_open=True)
+    beta = check_beta(beta)
     if groups is None:
         groups = heads // 2 if heads % 2 == 0 else 1
     out = Comparison(settings=dict(ell=ell, d=d, heads=heads, beta=beta, draws=draws,

@@ -12,12 +12,11 @@ import math
 import numpy as np
 import scipy.linalg
 
-from .._validation import check_float, check_int, check_rng
+from .._validation import check_beta, check_float, check_int, check_rng
 from ..sampling.softmax import _check_matrix, centered, softmax_attention
 from ..spectra import ks_distance, squared_singular_values
 
-__all__ = ["spectrum_distances", "outlier_localisation", "outlier_study",
-           "largest_entry_threshold", "row_sum_threshold"]
+__all__ = ["spectrum_distances", "outlier_localisation", "outlier_study"]
 
 def _limit_laws(beta, c):
     from ..laws.attention import AttentionLaw
@@ -61,7 +60,7 @@ def spectrum_distances(ell, beta, rng=None, *, c=1.0, draws=1):
     at ℓ = 1000 essentially never exceeds it, while softmax attention does at β ≳ 1.
     """
     ell = check_int("ell", ell, min=2)
-    beta = check_float("beta", beta, min=0, min_open=True)
+    beta = check_beta(beta)
     c = check_float("c", c, min=0, min_open=True)
     draws = check_int("draws", draws, min=1)
     rng = check_rng(rng)
@@ -173,54 +172,3 @@ def outlier_study(ell, beta, rng=None, *, c=1.0):
     result.update(edge=edge, count=count)
     return result
 
-
-def largest_entry_threshold(ell):
-    r"""β below which the largest entry of √ℓ A^⊥ stays small: (2 − √3)√(log ℓ) (MATH.md §5).
-
-    Parameters
-    ----------
-    ell : float or array_like
-        Tokens ℓ > 1.
-
-    Returns
-    -------
-    float or numpy.ndarray
-
-    Notes
-    -----
-    Heuristic scale [derived]. An entry of √ℓ A^⊥ is about e^{βS_ij − β²/2}/√ℓ (the row sum
-    is ≈ ℓe^{β²/2}); the largest of the ℓ² scores is ≈ √(2 log ℓ²) = 2√(log ℓ). With
-    L = log ℓ the largest entry is ≈ exp(2β√L − β²/2 − L/2), which stays small iff
-    β² − 4β√L + L > 0, i.e. β < (2 − √3)√L (the smaller root).
-    """
-    return _scale_of_log_ell(ell, 2 - math.sqrt(3))
-
-
-def row_sum_threshold(ell):
-    r"""β below which the softmax row sums concentrate: √(log ℓ) (MATH.md §5).
-
-    Parameters
-    ----------
-    ell : float or array_like
-        Tokens ℓ > 1.
-
-    Returns
-    -------
-    float or numpy.ndarray
-
-    Notes
-    -----
-    Heuristic scale [derived]. Given the query, a row sum Σₖ e^{βS_ik} has ℓ nearly
-    independent terms of mean e^{β²/2} and variance e^{2β²} − e^{β²}, so its relative
-    fluctuation is √((e^{β²} − 1)/ℓ): small iff e^{β²} ≪ ℓ, i.e. β² < log ℓ.
-    """
-    return _scale_of_log_ell(ell, 1.0)
-
-
-def _scale_of_log_ell(ell, factor):
-    """factor·√(log ℓ) for ℓ > 1 (scalar in, scalar out)."""
-    ell = np.asarray(ell, dtype=np.float64)
-    if np.any(~(ell > 1)):
-        raise ValueError(f"ell must be > 1; got ell={ell!r}")
-    value = factor * np.sqrt(np.log(ell))
-    return float(value) if value.ndim == 0 else value

@@ -6,7 +6,8 @@ import math
 
 import numpy as np
 
-from .._validation import ParameterTypeError, check_choice, check_float, check_int, check_rng
+from .._validation import (ParameterTypeError, check_beta, check_choice, check_int,
+                           check_memory, check_rng)
 from ..hermite import noise_variance
 from .softmax import _scores, _softmax_rows, orthonormal_input
 
@@ -44,12 +45,13 @@ def _layout(tie, heads, groups):
 
 def _check_arguments(ell, d, heads, beta, tie, d_head, d_value, groups, equivalent):
     ell = check_int("ell", ell, min=2)
+    check_memory("ell", ell, 4 * ell * ell * 8)
     d = check_int("d", d, min=1)
     if ell > d:
         raise ValueError(f"ell must be <= d (the input X has orthonormal rows); got ell={ell}, "
                          f"d={d}")
     heads = check_int("heads", heads, min=1)
-    beta = check_float("beta", beta, min=0, min_open=True)
+    beta = check_beta(beta)
     tie = check_choice("tie", tie, TIES)
     if (d_head is None or d_value is None) and d % heads:
         raise ValueError(f"heads must divide d under the standard allocation d_head = d_value = "

@@ -6,7 +6,8 @@ import math
 
 import numpy as np
 
-from .._validation import ParameterTypeError, check_float, check_int, check_rng
+from .._validation import (ParameterTypeError, check_bool, check_float, check_int, check_memory,
+                           check_rng)
 
 __all__ = ["softmax_attention", "orthonormal_input", "attention_from_weights", "centered",
            "iid_score_attention"]
@@ -125,8 +126,11 @@ def softmax_attention(ell, d_qk, beta, rng=None, *, return_scores=False, dtype=n
     """
     ell = check_int("ell", ell, min=2)
     d_qk = check_int("d_qk", d_qk, min=1)
-    beta = check_float("beta", beta, min=0, min_open=True)
+    beta = check_float("beta", beta, min=0, min_open=True)   # any finite β: rows saturate
+    return_scores = check_bool("return_scores", return_scores)
     dtype = _check_dtype(dtype)
+    check_memory("ell", ell, 4 * ell * ell * 8)       # measured peak: four ℓ×ℓ float64
+    check_memory("d_qk", d_qk, 2 * ell * d_qk * 8)
     rng = check_rng(rng)
     Q, K = _gaussian_factors(ell, d_qk, rng)
     S = _scores(Q.astype(dtype, copy=False), K.astype(dtype, copy=False))
@@ -205,7 +209,8 @@ def attention_from_weights(X, W_Q, W_K, beta, *, return_scores=False):
     if W_Q.shape[0] != X.shape[1] or W_Q.shape != W_K.shape:
         raise ValueError("W_Q and W_K must both have shape (d, d_qk) with d = X.shape[1]; got "
                          f"X.shape={X.shape}, W_Q.shape={W_Q.shape}, W_K.shape={W_K.shape}")
-    beta = check_float("beta", beta, min=0, min_open=True)
+    beta = check_float("beta", beta, min=0, min_open=True)   # any finite β: rows saturate
+    return_scores = check_bool("return_scores", return_scores)
     S = _scores(X @ W_Q, X @ W_K)
     if return_scores:
         return _softmax_rows(S, beta), S
@@ -265,7 +270,8 @@ def iid_score_attention(ell, beta, rng=None):
     law with the same mean (see :func:`attnspec.linear_equivalent`).
     """
     ell = check_int("ell", ell, min=2)
-    beta = check_float("beta", beta, min=0, min_open=True)
+    check_memory("ell", ell, 4 * ell * ell * 8)
+    beta = check_float("beta", beta, min=0, min_open=True)   # any finite β: rows saturate
     rng = check_rng(rng)
     G = rng.standard_normal((ell, ell))
     return _softmax_rows(G, beta, out=G)
