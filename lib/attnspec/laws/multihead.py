@@ -21,9 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import ParameterTypeError, check_int
+from .._validation import check_bool, check_int
 from ..freeprob.chains import Chain, chain_moments
-from ..hermite import BETA_MAX
 from ..sampling.multihead import _check_arguments
 from .base import SpectralLaw, as_float_array
 
@@ -50,14 +49,14 @@ _KIND_POWER = {"soft": 1, "hard": 1, "hard34": 2, "hard23": 3}
 
 
 def _chain(ell, d, heads, beta, tie, d_head, d_value, groups, unit=1.0):
-    """Validate (as :func:`attnspec.multihead_output` does, and BETA_MIN ≤ β ≤ BETA_MAX) and
+    """Validate (as :func:`attnspec.multihead_output` does, and β ≥ BETA_MIN) and
     reduce to a :class:`Chain` in units of ``unit`` (None: s = e^{β²} − 1)."""
     ell, d, heads, beta, tie, d_head, d_value, groups, _ = _check_arguments(
         ell, d, heads, beta, tie, d_head, d_value, groups, False)
-    if not BETA_MIN <= beta <= BETA_MAX:
+    if beta < BETA_MIN:     # (β ≤ BETA_MAX is checked with the other arguments)
         raise ValueError(
-            f"beta must be in [{BETA_MIN:g}, {BETA_MAX:g}] (hermite.BETA_MAX: beyond it "
-            "s = e^{beta^2} - 1 overflows float64; below BETA_MIN it underflows to 0); "
+            f"beta must be >= {BETA_MIN:g} for the multi-head law and its moments (below, "
+            "s = e^{beta^2} - 1 underflows to 0 in float64 and the law is a point mass at 0); "
             f"got beta={beta!r}")
     unit = float(np.expm1(beta * beta)) if unit is None else unit
     if tie == "kv" or (tie == "cross_kv" and heads == 1):   # one head: V_1 = K_{1+1 mod 1} = K_1
@@ -165,8 +164,7 @@ def multihead_moments(ell, d, heads, beta, tie="none", d_head=None, d_value=None
     """
     chain, _, params = _chain(ell, d, heads, beta, tie, d_head, d_value, groups, unit=None)
     order = check_int("order", order, min=1)
-    if not isinstance(scaled, (bool, np.bool_)):
-        raise ParameterTypeError(f"scaled must be True or False; got scaled={scaled!r}")
+    scaled = check_bool("scaled", scaled)
     exact = _closed_form(chain)
     moments = exact[:order] if order <= 2 else exact + list(chain_moments(chain, order)[2:])
     if scaled:
@@ -369,7 +367,9 @@ class MultiHeadLaw(SpectralLaw):
             todo = low & (x >= floor)
             if not todo.any():                        # a stepping stone one decade down
                 self._solve(np.array([floor]), fallback)
-                continue
+                if self._known[0][0] < floor * 1.000001:
+                    continue
+                todo = low                            # the stone failed: solve the rest as is
             low &= ~todo
 
     def _coordinate(self, x):
