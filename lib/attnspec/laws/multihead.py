@@ -400,10 +400,13 @@ class MultiHeadLaw(SpectralLaw):
         lp = np.interp(c, ck, known_lp.real) + 1j * np.interp(c, ck, known_lp.imag)
         below = c < ck[0]
         if self._pieces_list is None and below.any() and ck.size > 1:
-            # towards 0 (one decade at a time, see _solve): along the last chord in log-log,
-            # a power law p ∝ x^{-1/k} where p → ∞, nearly constant where p → p₀
+            # towards 0 (one decade at a time, see _solve): where p → ∞ as a power law
+            # p ∝ x^{-1/k} (|slope| ≥ 1/4 in log-log), along the last chord; where p tends to a
+            # finite p₀ (small slope) the nearest solution, from which Newton approaches the
+            # root along its ray (a chord would overshoot p₀ towards another root)
             slope = (known_lp[1] - known_lp[0]) / (ck[1] - ck[0])
-            lp[below] = known_lp[0] + slope * (c[below] - ck[0])
+            if abs(slope) > 0.2:
+                lp[below] = known_lp[0] + slope * (c[below] - ck[0])
         return np.exp(lp)
 
     def _remember(self, x, p):
