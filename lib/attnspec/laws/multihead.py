@@ -453,8 +453,8 @@ class MultiHeadLaw(SpectralLaw):
     def _z_derivatives(self, p, h=1e-6):
         """z′(p) and z″(p) (z″ by a central difference of the exact z′)."""
         step = h * np.abs(p)
-        ev = self._chain.evaluate
-        return ev(p).dz, (ev(p + step).dz - ev(p - step).dz) / (2 * step)
+        dz = self._chain.evaluate(np.concatenate([p, p + step, p - step])).dz.reshape(3, -1)
+        return dz[0], (dz[1] - dz[2]) / (2 * step)
 
     def _critical_edge(self, p):
         """Refine an edge: Newton on z′(p) = 0 from p; returns the real edge z(p*)."""
