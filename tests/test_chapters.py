@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from attnspec.book.chapters import CHAPTERS
-from attnspec.book.parameters import check_values
+from attnspec.book.chapters import CHAPTERS, check_values
 from attnspec.book.rerun import rerun_chapter
 
 from helpers import ROOT, load_tool, parameter_defaults, read_nb, tagged

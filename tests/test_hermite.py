@@ -2,6 +2,7 @@
 
 import math
 import re
+from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -9,7 +10,8 @@ import pytest
 from numpy.polynomial.hermite_e import hermeval, hermegauss
 from numpy.testing import assert_allclose
 
-from attnspec.hermite import (alpha, hermite_coefficients, hermite_he, noise_variance,
+from attnspec.hermite import (BETA_MAX, alpha, hermite_coefficients, hermite_he,
+                              hermite_projection, noise_variance, total_variance,
                               truncated_noise_variance)
 
 BETAS = [0.3, 1.0, 1.5, 2.0]
@@ -77,11 +79,23 @@ def test_truncated_variance_matches_quadrature(beta):
     assert_allclose(truncated_noise_variance(beta, 80), noise_variance(beta), rtol=1e-14)
 
 
-@pytest.mark.parametrize("k", range(0, 11), ids=lambda k: f"k={k}")
-def test_hermite_he_matches_numpy(k):
-    """The recurrence equals numpy.polynomial.hermite_e.hermeval with a unit coefficient."""
+def explicit_he_terms(k, x):
+    """Terms k! (−1)^m x^{k−2m} / (m! (k−2m)! 2^m) of Heₖ(x), in exact rational arithmetic."""
+    x = Fraction(x)
+    return [Fraction((-1) ** m * math.factorial(k),
+                     math.factorial(m) * math.factorial(k - 2 * m) * 2 ** m) * x ** (k - 2 * m)
+            for m in range(k // 2 + 1)]
+
+
+@pytest.mark.parametrize("k", range(0, 13), ids=lambda k: f"k={k}")
+def test_hermite_he_matches_the_explicit_sum(k):
+    """Heₖ equals its explicit sum, evaluated exactly (an oracle independent of numpy's
+    recurrence), to 1e-13 of the size of the largest term at each point."""
     x = np.linspace(-6, 6, 49)
-    assert_allclose(hermite_he(k, x), hermeval(x, np.eye(k + 1)[k]), rtol=1e-12, atol=1e-9)
+    terms = [explicit_he_terms(k, v) for v in x]
+    expected = np.array([float(sum(ts)) for ts in terms])
+    size = np.array([float(max(abs(v) for v in ts)) for ts in terms])
+    assert np.all(np.abs(hermite_he(k, x) - expected) <= 1e-13 * size + 1e-300)
 
 
 def test_hermite_he_orthogonality():
@@ -92,19 +106,18 @@ def test_hermite_he_orthogonality():
     assert hermite_he(3, 2.0) == 2.0 and isinstance(hermite_he(0, 1.5), float)
 
 
-BAD_BETA = [(0.0, "beta must be a finite number > 0 and <= 26 (so that e^(beta^2) is a finite float64); got beta=0.0"),
-            (-1.0, "beta must be a finite number > 0 and <= 26 (so that e^(beta^2) is a finite float64); got beta=-1.0"),
-            (float("nan"), "beta must be a finite number > 0 and <= 26 (so that e^(beta^2) is a finite float64); got beta=nan"),
-            (float("inf"), "beta must be a finite number > 0 and <= 26 (so that e^(beta^2) is a finite float64); got beta=inf")]
+BAD_BETA = [0.0, -1.0, float("nan"), float("inf")]
 
 
-@pytest.mark.parametrize("beta, message", BAD_BETA, ids=["zero", "negative", "nan", "inf"])
-@pytest.mark.parametrize("function", [noise_variance, alpha,
-                                      lambda b: truncated_noise_variance(b, 3),
-                                      lambda b: hermite_coefficients(b, 3)],
-                         ids=["noise_variance", "alpha", "truncated", "coefficients"])
-def test_bad_beta_raises(function, beta, message):
-    """β ≤ 0 or not finite raises ValueError naming beta and the allowed range."""
+@pytest.mark.parametrize("beta", BAD_BETA, ids=["zero", "negative", "nan", "inf"])
+@pytest.mark.parametrize("function", [
+    total_variance, noise_variance, alpha, lambda b: truncated_noise_variance(b, 3),
+    lambda b: hermite_coefficients(b, 3)],
+    ids=["total_variance", "noise_variance", "alpha", "truncated", "coefficients"])
+def test_bad_beta_raises(function, beta):
+    """β ≤ 0, above BETA_MAX or not finite raises ValueError naming beta and the range."""
+    message = (f"beta must be a finite number > 0 and <= {BETA_MAX:g} (so that e^(beta^2) is "
+               f"a finite float64); got beta={beta!r}")
     with pytest.raises(ValueError, match=re.escape(message)):
         function(beta)
 
@@ -121,3 +134,53 @@ def test_bad_orders_raise(call, message):
     """Bad degrees and bad β arrays raise ValueError naming the parameter and the value."""
     with pytest.raises(ValueError, match=re.escape(message)):
         call()
+
+
+
+@pytest.mark.parametrize("beta", [1e-8, 1e-3, 0.3, 1.0, 2.0, 5.0, 20.0, BETA_MAX])
+def test_total_variance_against_mpmath(beta):
+    """s = e^{β²} − 1 to 1e-15 relative, also where e^{β²} − 1 cancels (tiny β)."""
+    with mpmath.workdps(50):
+        expected = float(mpmath.expm1(mpmath.mpf(beta) ** 2))
+    assert total_variance(beta) == pytest.approx(expected, rel=1e-15)
+    assert total_variance(beta) == pytest.approx(noise_variance(beta) + beta * beta, rel=1e-14)
+
+
+def test_total_variance_is_elementwise_and_refuses_beta_above_its_domain():
+    """Arrays evaluate elementwise; β > BETA_MAX (s overflows float64) is refused, by
+    noise_variance too."""
+    betas = np.array([[0.5, 1.0], [2.0, 3.0]])
+    assert_allclose(total_variance(betas), [[total_variance(b) for b in row] for row in betas],
+                    rtol=0)
+    message = (f"beta must be a finite number > 0 and <= {BETA_MAX:g} (so that e^(beta^2) is a "
+               "finite float64); got beta=27.0")
+    with pytest.raises(ValueError, match=re.escape(message)):
+        total_variance(27.0)
+    with pytest.raises(ValueError, match="at index \\(1,\\)"):
+        total_variance([1.0, 27.0])
+    with pytest.raises(ValueError, match="beta"):
+        noise_variance(30.0)
+    assert math.isfinite(total_variance(BETA_MAX))
+
+
+@pytest.mark.parametrize("beta", [0.3, 1.0, 1.7])
+def test_hermite_projection_of_the_exponential_is_beta_k_over_k_factorial(beta):
+    """Quadrature reproduces βᵏ/k! (attnspec.hermite_coefficients) to 1e-12."""
+    quad = hermite_projection(lambda g: np.exp(beta * g - beta**2 / 2), 10)
+    assert_allclose(quad, hermite_coefficients(beta, 10), rtol=1e-11, atol=1e-14)
+
+
+def test_hermite_projection_of_a_polynomial_is_exact():
+    """x⁴ = He₄ + 6 He₂ + 3."""
+    assert_allclose(hermite_projection(lambda x: x**4, 5), [3, 0, 6, 0, 1, 0], atol=1e-12)
+
+
+def test_hermite_variance_splits_into_linear_and_noise():
+    """Σ_k k! c_k² over k ≥ 2 equals α² = e^{β²} − 1 − β² (Parseval)."""
+    beta = 1.2
+    c = hermite_projection(lambda g: np.exp(beta * g - beta**2 / 2), 40)
+    k = np.arange(41)
+    factorials = np.array([math.factorial(int(j)) for j in k], dtype=float)
+    assert_allclose(np.sum(factorials[2:] * c[2:] ** 2), noise_variance(beta),
+                    rtol=1e-10)
+    assert_allclose(c[1], beta, rtol=1e-12)

@@ -7,7 +7,7 @@ import pytest
 
 import attnspec
 from attnspec._validation import BETA_MAX
-from attnspec.book.parameters import ParameterError, parse_assignments
+from attnspec.book.chapters import ParameterError, parse_assignments
 
 SAMPLERS = {
     "linear_equivalent": lambda beta: attnspec.linear_equivalent(30, 30, beta, rng=0),

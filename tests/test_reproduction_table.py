@@ -21,8 +21,7 @@ import nbformat
 import pytest
 
 import attnspec
-from attnspec.book.chapters import CHAPTERS
-from attnspec.book.parameters import parse_assignments
+from attnspec.book.chapters import CHAPTERS, parse_assignments
 from helpers import ROOT, parameter_defaults, read_nb
 
 A2 = ROOT / "chapters" / "A2_reproduction.md"

@@ -11,7 +11,7 @@ from numpy.testing import assert_allclose
 import attnspec
 from attnspec.laws.classical import MarchenkoPastur
 from attnspec.sampling.softmax import centered, softmax_attention
-from attnspec.spectra import (inverse_participation_ratio, ks_distance, moments_with_se,
+from attnspec.spectra import (column_ipr, inverse_participation_ratio, ks_distance, moments_with_se,
                               squared_singular_values, wasserstein1)
 
 RNG = np.random.default_rng(2024)
@@ -58,10 +58,26 @@ def test_ks_distance_matches_scipy():
     assert_allclose(ks_distance(x, scipy.stats.norm()), ks_distance(x, cdf), rtol=1e-14)
 
 
-def test_wasserstein_two_samples_matches_scipy():
-    """The two-sample W₁ equals scipy.stats.wasserstein_distance."""
-    x, y = RNG.exponential(size=400), RNG.standard_normal(150)
-    assert_allclose(wasserstein1(x, y), scipy.stats.wasserstein_distance(x, y), rtol=1e-12)
+def pooled_cdf_w1(x, y):
+    """Two-sample W₁ = ∫|F_n − G_m|, summed exactly over the gaps of the pooled sample (the
+    library's own implementation before it called scipy: the oracle of the change)."""
+    x, y = np.sort(x), np.sort(y)
+    grid = np.sort(np.concatenate([x, y]))
+    gap = np.abs(np.searchsorted(x, grid[:-1], side="right") / x.size
+                 - np.searchsorted(y, grid[:-1], side="right") / y.size)
+    return float(np.sum(gap * np.diff(grid)))
+
+
+@pytest.mark.parametrize("n, m", [(1, 1), (5, 7), (400, 150), (1000, 1000)])
+def test_wasserstein_two_samples(n, m):
+    """Two samples: equal to the exact pooled-gap sum to 1e-12; for equal sizes also to the mean
+    gap of the sorted samples; symmetric; 0 between a sample and itself."""
+    x, y = RNG.exponential(size=n), RNG.standard_normal(m)
+    assert_allclose(wasserstein1(x, y), pooled_cdf_w1(x, y), rtol=1e-12)
+    assert wasserstein1(x, y) == pytest.approx(wasserstein1(y, x), rel=1e-12)
+    if n == m:
+        assert_allclose(wasserstein1(x, y), np.mean(np.abs(np.sort(x) - np.sort(y))), rtol=1e-12)
+    assert wasserstein1(x, x) == 0.0
 
 
 def exact_w1(sample, ppf_integral, cdf):
@@ -108,6 +124,16 @@ def test_inverse_participation_ratio():
     assert np.all(bulk < 4 * 3 / m)
     G[7, 11] = 10.0  # one extreme entry makes a localised outlier
     assert inverse_participation_ratio(G, k=1)[0] > 0.4
+
+
+def test_column_ipr_against_direct_sums():
+    """Σᵢ uᵢ⁴ per column: 1 on a coordinate, 1/m when flat, and the SVD's vectors agree."""
+    assert_allclose(column_ipr(np.eye(3)), [1.0, 1.0, 1.0])
+    assert_allclose(column_ipr(np.full((4, 1), 0.5)), [0.25])
+    G = RNG.standard_normal((30, 20))
+    U = np.linalg.svd(G, full_matrices=False)[0]
+    assert_allclose(inverse_participation_ratio(G, k=3), [np.sum(U[:, j] ** 4) for j in range(3)],
+                    rtol=1e-10)
 
 
 BAD_CALLS = [

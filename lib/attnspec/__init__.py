@@ -35,7 +35,7 @@ _EXPORTS = {
     "mp_surrogate": "sampling.equivalents",
     # sampling.multihead: multi-head outputs with weight ties (MATH.md §6)
     "multihead_output": "sampling.multihead",
-    "TIES": "sampling.multihead",
+    "TIES": "sampling.ties",
     # spectra: squared singular values, distances, moments (MATH.md §1, §5)
     "squared_singular_values": "spectra",
     "moments_with_se": "spectra",
@@ -49,15 +49,23 @@ _EXPORTS = {
     "ScoreProductLaw": "laws.classical",
     "multihead_moments": "laws.multihead",
     "MultiHeadLaw": "laws.multihead",
+    # experiments: operator norms (MATH.md §1, §3), row sums (§5), the prior model (§2)
+    "stationary_edge": "experiments.operator_norm",
+    "edge_approximations": "experiments.operator_norm",
+    "linear_model_norms": "experiments.operator_norm",
+    "attention_norms": "experiments.operator_norm",
+    "measure_row_sum_fluctuation": "experiments.row_sums",
+    "prior_model_spectra": "experiments.prior_model",
+    "prior_model_distances": "experiments.prior_model",
     # experiments.thresholds: scales of the threshold for linearisation (MATH.md §5)
     "threshold_scales": "experiments.thresholds",
     "row_sum_fluctuation": "experiments.thresholds",
     # sweeps: seeded parameter sweeps over executors
     "sweep": "sweeps",
-    # book.parameters: chapter parameters for papermill reruns
-    "check_parameters": "book.parameters",
+    # book.chapters: chapter parameters for papermill reruns
+    "check_parameters": "book.chapters",
     # the library's exceptions (all are ValueErrors)
-    "ParameterError": "book.parameters",
+    "ParameterError": "_validation",
     "ParameterTypeError": "_validation",
     "UnresolvedLawError": "laws.multihead",
     "SweepError": "sweeps",

@@ -1,8 +1,10 @@
 """Argument checks shared by every public function: named, early, with the allowed range.
 
-Every check raises ``ValueError`` (``TypeError`` for a wrong type) whose message names the
-parameter, the value received and what is allowed, e.g.
-``beta must be a finite number > 0; got beta=-1.0``.
+Every check raises :class:`ParameterError` (a ``ValueError``; :class:`ParameterTypeError`, also
+a ``TypeError``, for a wrong type) whose message names the parameter, the value received and
+what is allowed, e.g. ``beta must be a finite number > 0; got beta=-1.0``. The chapter
+parameters (:mod:`attnspec.book.parameters`) use the same checks and the same errors.
+This is the bottom layer of the package: it imports nothing from ``attnspec``.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ import os
 
 import numpy as np
 
-__all__ = ["ParameterTypeError", "check_int", "check_float", "check_choice", "check_rng",
+__all__ = ["ParameterError", "ParameterTypeError", "range_text", "check_int", "check_float",
+           "check_choice", "check_rng", "check_matrix", "as_float_array", "scalar_or_array",
            "check_beta", "check_bool", "check_memory", "BETA_MAX"]
 
 #: The documented domain of the inverse temperature for everything that involves e^{β²}: the
@@ -24,12 +27,18 @@ __all__ = ["ParameterTypeError", "check_int", "check_float", "check_choice", "ch
 BETA_MAX = 26.0
 
 
-class ParameterTypeError(TypeError, ValueError):
+class ParameterError(ValueError):
+    """A parameter (of a function or of a chapter) is unknown, missing, of the wrong type or
+    out of range. A ``ValueError``, so ``except ValueError`` catches every bad input."""
+
+
+class ParameterTypeError(ParameterError, TypeError):
     """A parameter of the wrong type. Both a ``TypeError`` and a ``ValueError``, so callers
     that catch bad input as ``ValueError`` (as the book's documentation says) catch it too."""
 
 
-def _range_text(low, high, low_open, high_open):
+def range_text(low, high, low_open=False, high_open=False):
+    """The allowed range as text: ``range_text(0, 5, True) == "> 0 and <= 5"``."""
     parts = []
     if low is not None:
         parts.append(f"{'>' if low_open else '>='} {low}")
@@ -46,10 +55,10 @@ def check_int(name, value, *, min=None, max=None):
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise ParameterTypeError(f"{name} must be an integer; got {name}={value!r} "
-                        f"({type(value).__name__})")
+                                 f"({type(value).__name__})")
     value = int(value)
     if (min is not None and value < min) or (max is not None and value > max):
-        raise ValueError(f"{name} must be an integer {_range_text(min, max, False, False)}; "
+        raise ParameterError(f"{name} must be an integer {range_text(min, max, False, False)}; "
                          f"got {name}={value}")
     return value
 
@@ -61,16 +70,16 @@ def check_float(name, value, *, min=None, max=None, min_open=False, max_open=Fal
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise ParameterTypeError(f"{name} must be a real number; got {name}={value!r} "
-                        f"({type(value).__name__})")
+                                 f"({type(value).__name__})")
     value = float(value)
-    rng_text = _range_text(min, max, min_open, max_open)
+    rng_text = range_text(min, max, min_open, max_open)
     allowed = f"a finite number {rng_text}".strip()
     if not math.isfinite(value):
-        raise ValueError(f"{name} must be {allowed}; got {name}={value}")
+        raise ParameterError(f"{name} must be {allowed}; got {name}={value}")
     too_low = min is not None and (value <= min if min_open else value < min)
     too_high = max is not None and (value >= max if max_open else value > max)
     if too_low or too_high:
-        raise ValueError(f"{name} must be {allowed}; got {name}={value!r}")
+        raise ParameterError(f"{name} must be {allowed}; got {name}={value!r}")
     return value
 
 
@@ -78,7 +87,7 @@ def check_choice(name, value, choices):
     """Return ``value`` if it is one of ``choices``, else raise listing them."""
     if value not in choices:
         listed = ", ".join(repr(c) for c in choices)
-        raise ValueError(f"{name} must be one of {listed}; got {name}={value!r}")
+        raise ParameterError(f"{name} must be one of {listed}; got {name}={value!r}")
     return value
 
 
@@ -94,10 +103,44 @@ def check_rng(rng):
                             np.random.Generator, np.random.BitGenerator))
     ):
         raise ParameterTypeError("rng must be None, an int seed, a numpy SeedSequence or a "
-                        f"numpy.random.Generator; got rng={rng!r}")
+                                 f"numpy.random.Generator; got rng={rng!r}")
     if isinstance(rng, numbers.Integral) and rng < 0:
-        raise ValueError(f"rng must be a non-negative seed; got rng={rng}")
+        raise ParameterError(f"rng must be a non-negative seed; got rng={rng}")
     return np.random.default_rng(rng)
+
+
+def check_matrix(name, value, *, square=False, min_rows=1):
+    """Return ``value`` as a 2-D float array (no copy for float arrays), else raise.
+
+    Integer arrays are converted to float64; complex, boolean, object and non-2-D input is
+    refused with :class:`ParameterTypeError`, a wrong shape with :class:`ParameterError`.
+    """
+    array = np.asarray(value)
+    if array.ndim != 2 or not (np.issubdtype(array.dtype, np.floating)
+                               or np.issubdtype(array.dtype, np.integer)):
+        raise ParameterTypeError(f"{name} must be a 2-D real array; got {name} with shape "
+                                 f"{array.shape} and dtype {array.dtype}")
+    if square and array.shape[0] != array.shape[1]:
+        raise ParameterError(f"{name} must be square; got {name} with shape {array.shape}")
+    if array.shape[0] < min_rows:
+        raise ParameterError(f"{name} must have at least {min_rows} rows; got {name} with "
+                             f"shape {array.shape}")
+    if not np.issubdtype(array.dtype, np.floating):
+        array = array.astype(np.float64)
+    return array
+
+
+def as_float_array(x):
+    """``x`` as a float64 array (at least float64; complex refused)."""
+    x = np.asarray(x)
+    if np.iscomplexobj(x):
+        raise ParameterTypeError(f"x must be real; got dtype {x.dtype}")
+    return x.astype(np.float64, copy=False)
+
+
+def scalar_or_array(out, x):
+    """A Python float for a 0-d input ``x``, the array otherwise (scipy's convention)."""
+    return float(out) if np.ndim(x) == 0 else out
 
 
 def check_beta(beta, name="beta"):
@@ -107,7 +150,7 @@ def check_beta(beta, name="beta"):
                                  f"({type(beta).__name__})")
     value = float(beta)
     if not 0 < value <= BETA_MAX:   # also refuses nan and inf
-        raise ValueError(f"{name} must be a finite number > 0 and <= {BETA_MAX:g} (so that "
+        raise ParameterError(f"{name} must be a finite number > 0 and <= {BETA_MAX:g} (so that "
                          f"e^({name}^2) is a finite float64); got {name}={value!r}")
     return value
 
@@ -136,6 +179,6 @@ def check_memory(name, value, nbytes):
     """
     available = physical_memory()
     if nbytes > available:
-        raise ValueError(f"{name}={value} needs about {nbytes / 2**30:,.0f} GiB for its arrays; "
+        raise ParameterError(f"{name}={value} needs about {nbytes / 2**30:,.0f} GiB for its arrays; "
                          f"this machine has {available / 2**30:,.0f} GiB of memory")
     return value

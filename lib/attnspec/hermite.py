@@ -1,4 +1,9 @@
-"""Hermite expansion of the exponential: the constants α(β), α_Q(β) of the Gaussian equivalence."""
+"""Hermite expansion of the exponential: s(β), α(β), α_Q(β) of the Gaussian equivalence.
+
+The centred exponential e^{βg − β²/2} of a standard Gaussian g has variance
+s = e^{β²} − 1 (:func:`total_variance`), of which β² is linear and α² = s − β² is the rest
+(:func:`attnspec.noise_variance`). Every module that needs s or α² calls these (MATH.md §2).
+"""
 
 from __future__ import annotations
 
@@ -7,10 +12,10 @@ import math
 import numpy as np
 from numpy.polynomial.hermite_e import hermegauss, hermeval
 
-from ._validation import BETA_MAX, check_beta, check_int
+from ._validation import BETA_MAX, ParameterError, check_beta, check_int
 
-__all__ = ["noise_variance", "alpha", "truncated_noise_variance", "hermite_coefficients",
-           "hermite_he", "hermite_projection"]
+__all__ = ["total_variance", "noise_variance", "alpha", "truncated_noise_variance",
+           "hermite_coefficients", "hermite_he", "hermite_projection", "BETA_MAX"]
 
 # Below this value of x = β², α² = e^x − 1 − x is summed as a series (see noise_variance).
 _SERIES_BELOW = 0.5
@@ -25,9 +30,40 @@ def _check_beta(beta):
     bad = ~(np.isfinite(values) & (values > 0) & (values <= BETA_MAX))
     if bad.any():
         index = tuple(int(i) for i in np.unravel_index(np.argmax(bad), values.shape))
-        raise ValueError(f"beta must contain only finite numbers > 0 and <= {BETA_MAX:g}; "
-                         f"got beta={float(values[index])!r} at index {index}")
+        raise ParameterError(f"beta must contain only finite numbers > 0 and <= {BETA_MAX:g}; "
+                             f"got beta={float(values[index])!r} at index {index}")
     return values
+
+
+def total_variance(beta):
+    r"""Total variance s = e^{β²} − 1 of the centred exponential (MATH.md §2).
+
+    Parameters
+    ----------
+    beta : float or array_like
+        Inverse temperature 0 < β ≤ :data:`BETA_MAX`. Arrays are evaluated elementwise.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        s (float for a scalar β, float64 array otherwise).
+
+    Notes
+    -----
+    :math:`s = \operatorname{Var} e^{\beta g - \beta^2/2} = e^{\beta^2} - 1 = \beta^2 + \alpha^2`
+    for g ~ N(0, 1): the mean m₁ of every limit law of the book, the scale of the
+    Marchenko–Pastur surrogate and the wrong noise variance of chapter 3. Computed as
+    ``expm1(β²)``, relative error ≤ 2e-16 for every β of the domain (no cancellation for small
+    β); above BETA_MAX, s would overflow float64 and β is refused.
+
+    Examples
+    --------
+    >>> total_variance(1.0) == math.e - 1
+    True
+    """
+    beta = _check_beta(beta)
+    s = np.expm1(np.asarray(beta, dtype=np.float64) ** 2)
+    return float(s) if np.ndim(beta) == 0 else s
 
 
 def noise_variance(beta):
@@ -36,7 +72,7 @@ def noise_variance(beta):
     Parameters
     ----------
     beta : float or array_like
-        Inverse temperature β > 0 (finite). Arrays are evaluated elementwise.
+        Inverse temperature 0 < β ≤ :data:`BETA_MAX`. Arrays are evaluated elementwise.
 
     Returns
     -------
@@ -51,7 +87,7 @@ def noise_variance(beta):
 
     .. math:: \alpha^2 = \sum_{k\ge2} \frac{\beta^{2k}}{k!} = e^{\beta^2} - 1 - \beta^2 .
 
-    It is computed as ``expm1(β²) − β²``; for β² < 0.5 that subtraction would lose digits
+    It is computed as ``total_variance(β) − β²``; for β² < 0.5 that subtraction would lose digits
     (relative error ~ 2ε/β²), so the series is summed instead. Relative error ≤ 1e-15 for
     every β.
 
@@ -62,8 +98,7 @@ def noise_variance(beta):
     """
     beta = _check_beta(beta)
     x = np.asarray(beta, dtype=np.float64) ** 2
-    with np.errstate(over="ignore"):
-        large = np.expm1(x) - x
+    large = total_variance(beta) - x
     # series x²/2! + x³/3! + ... by Horner-like accumulation of the terms
     term = x * x / 2.0
     series = np.zeros_like(x)
@@ -80,7 +115,7 @@ def alpha(beta):
     Parameters
     ----------
     beta : float or array_like
-        Inverse temperature β > 0 (finite).
+        Inverse temperature 0 < β ≤ :data:`BETA_MAX`.
 
     Returns
     -------
@@ -169,9 +204,8 @@ def hermite_he(k, x):
     Returns
     -------
     float or numpy.ndarray
-        Heₖ(x) in float64, from the three-term recurrence
-        :math:`\mathrm{He}_0 = 1,\ \mathrm{He}_1 = x,\
-        \mathrm{He}_{j+1}(x) = x\,\mathrm{He}_j(x) - j\,\mathrm{He}_{j-1}(x)`.
+        Heₖ(x) in float64 (``numpy.polynomial.hermite_e.hermeval``, Clenshaw's recurrence for
+        :math:`\mathrm{He}_{j+1}(x) = x\,\mathrm{He}_j(x) - j\,\mathrm{He}_{j-1}(x)`).
         They are orthogonal under N(0, 1): E[Heⱼ(g) Heₖ(g)] = k! δⱼₖ.
 
     Examples
@@ -180,13 +214,10 @@ def hermite_he(k, x):
     2.0
     """
     k = check_int("k", k, min=0)
-    x = np.asarray(x, dtype=np.float64)
-    previous, current = np.ones_like(x), x.copy()
-    if k == 0:
-        current = previous
-    for j in range(1, k):
-        previous, current = current, x * current - j * previous
-    return float(current) if current.ndim == 0 else current
+    unit = np.zeros(k + 1)
+    unit[k] = 1.0
+    value = hermeval(np.asarray(x, dtype=np.float64), unit)
+    return float(value) if np.ndim(value) == 0 else value
 
 
 def hermite_projection(f, kmax, points=120):
@@ -227,7 +258,5 @@ def hermite_projection(f, kmax, points=120):
     factorial = 1.0
     for k in range(kmax + 1):
         factorial *= max(k, 1)
-        unit = np.zeros(k + 1)
-        unit[k] = 1.0
-        out[k] = np.dot(values, hermeval(nodes, unit)) / factorial
+        out[k] = np.dot(values, hermite_he(k, nodes)) / factorial
     return out

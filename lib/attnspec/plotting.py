@@ -10,7 +10,7 @@ import numpy as np
 
 __all__ = ["book_style", "spectrum_histogram", "sorted_spectrum", "law_curve", "COLORS",
            "histogram_over_sorted", "heat_map", "threshold_scale_lines", "phase_diagram",
-           "SCALE_STYLES"]
+           "SCALE_STYLES", "edge_approximations_plot", "curve_color"]
 
 #: One colour per role, used consistently across the book.
 COLORS = {
@@ -237,6 +237,40 @@ def heat_map(ax, x, y, values, *, logx=True, lognorm=True, annotate="{:.2g}", cm
     if colorbar_label is not None:
         ax.figure.colorbar(mesh, ax=ax, label=colorbar_label)
     return mesh
+
+
+def edge_approximations_plot(ax, cs, betas, *, points=120):
+    """The edge z₊² of ν_∞ over 4s against β, exact and its small- and large-β approximations.
+
+    For each c in ``cs``: the exact ratio
+    (:func:`attnspec.experiments.operator_norm.stationary_edge`), e_M(c)β²/(4s) (dotted) and
+    (4s + 4cβ⁴/s)/(4s) (dashed), over ``points`` values of β spaced geometrically in
+    ``betas = (low, high)`` (MATH.md §3).
+    """
+    from attnspec.experiments.operator_norm import edge_approximations, stationary_edge
+
+    grid = np.geomspace(betas[0], betas[1], points)
+    for k, c in enumerate(cs):
+        color = curve_color(k, len(cs))
+        approx = edge_approximations(grid, c)
+        exact = np.array([stationary_edge(b, c) for b in grid])
+        ax.plot(grid, exact / approx["mp"], color=color, label=f"exact, $c = {c:g}$")
+        ax.plot(grid, approx["small"] / approx["mp"], color=color, ls=":", lw=1.5)
+        ax.plot(grid, approx["large"] / approx["mp"], color=color, ls="--", lw=1.5)
+    ax.plot([], [], color="0.4", ls=":", lw=1.5, label=r"small $\beta$: $e_M(c)\beta^2$")
+    ax.plot([], [], color="0.4", ls="--", lw=1.5, label=r"large $\beta$: $4s + 4c\beta^4/s$")
+    ax.axhline(1.0, color=COLORS["mp"], lw=1, label="MP edge $4s$")
+    ax.set_xscale("log")
+    ax.set_xlabel(r"inverse temperature $\beta$")
+    ax.set_ylabel(r"edge $z_+^2\ /\ 4s$")
+    return ax
+
+
+def curve_color(k, n):
+    """The k-th of n colours along the book's viridis ramp (one per curve family)."""
+    import matplotlib.pyplot as plt
+
+    return plt.cm.viridis(k / max(1, n - 1) * 0.85)
 
 
 #: Line style of each threshold scale of

@@ -1,13 +1,25 @@
-"""The parameters each chapter accepts, with ranges and help (checked by attnspec.book.parameters).
+"""The parameters each chapter accepts (the registry), and the checks that read it.
 
 One entry per notebook in ``chapters/``; ``tests/test_chapters.py`` fails when an entry and the
 notebook's ``parameters`` cell disagree. ``quick`` holds the small sizes the test suite reruns
 each chapter with (through papermill), so every chapter is exercised off its defaults too.
+:func:`attnspec.check_parameters` (the notebooks' check cell),
+:func:`check_values`, :func:`parse_assignments` and :func:`describe` look chapters up here; the
+spec types live in :mod:`attnspec.book.parameters`, which does not import this module.
 """
 
+from __future__ import annotations
+
+import ast
+import numbers
+import types
+
 from attnspec.book.parameters import (ChapterSpec, Choice, ChoiceList, Float, FloatList, Int,
-                                      IntList)
-from attnspec.sampling.multihead import TIES
+                                      IntList, ParameterError)
+from attnspec.sampling.ties import TIES
+
+__all__ = ["CHAPTERS", "SEED", "check_parameters", "check_values", "parse_assignments",
+           "describe"]
 
 SEED = Int(0, 2**32 - 1, help="seed of numpy.random.default_rng; same seed, same figures")
 
@@ -115,3 +127,97 @@ CHAPTERS = {
         quick={"ell": 64, "d": 128, "draws": 2},
     ),
 }
+
+
+def describe(chapter):
+    """Return the chapter's parameter list as text: ``name (type and range): help``."""
+    spec = _spec(chapter)
+    return "\n".join(f"  {name} ({p.kind()}): {p.help}" for name, p in spec.items())
+
+
+def _spec(chapter):
+    if chapter not in CHAPTERS:
+        raise ParameterError(f"chapter must be one of {', '.join(sorted(CHAPTERS))}; "
+                             f"got chapter={chapter!r}")
+    return CHAPTERS[chapter].parameters
+
+
+def check_values(chapter, values, *, require_all=False):
+    """Check a mapping of parameter values for ``chapter``; return the converted values.
+
+    Unknown names, wrong types and out-of-range values raise :class:`ParameterError` whose
+    message ends with the chapter's parameter list.
+    """
+    spec = _spec(chapter)
+    problems, checked = [], {}
+    unknown = sorted(set(values) - set(spec))
+    if unknown:
+        problems.append(f"unknown parameter(s) {', '.join(unknown)}")
+    missing = sorted(set(spec) - set(values)) if require_all else []
+    if missing:
+        problems.append(f"missing parameter(s) {', '.join(missing)}")
+    for name in spec:
+        if name in values:
+            try:
+                checked[name] = spec[name].check(name, values[name])
+            except ParameterError as exc:
+                problems.append(str(exc))
+    if problems:
+        raise ParameterError(f"chapter {chapter}: " + "; ".join(problems)
+                             + f".\nIts parameters are:\n{describe(chapter)}")
+    return checked
+
+
+_IPYTHON_NAMES = {"In", "Out", "exit", "quit", "get_ipython", "open"}
+
+
+def _looks_like_parameter(name, value):
+    if name.startswith("_") or name in _IPYTHON_NAMES:
+        return False
+    if isinstance(value, (types.ModuleType, type)) or callable(value):
+        return False
+    return isinstance(value, (bool, numbers.Number, str, list, tuple, dict, type(None)))
+
+
+def check_parameters(chapter, namespace):
+    """Check a chapter's parameters from its namespace (call with ``globals()``).
+
+    Returns a :class:`types.SimpleNamespace` of the checked values (ints converted to floats
+    where a float is declared). Raises :class:`ParameterError` for unknown, missing, mistyped or
+    out-of-range parameters, listing the chapter's parameters, before any computation.
+    """
+    candidates = {k: v for k, v in namespace.items() if _looks_like_parameter(k, v)}
+    checked = check_values(chapter, candidates, require_all=True)
+    namespace.update(checked)
+    return types.SimpleNamespace(**checked)
+
+
+def parse_assignments(chapter, assignments):
+    """Parse ``["beta=1.5", "ell=500"]`` into checked values for ``chapter``.
+
+    Values are Python literals (``1.5``, ``[0.5, 1]``, ``True``, ``'mqa'``); a bare word that is
+    not a literal is taken as a string, so ``tie=mqa`` and ``ties=[mqa,kv]`` work (the shell
+    strips quotes before they reach us).
+    """
+    values = {}
+    for item in assignments:
+        name, sep, text = item.partition("=")
+        name = name.strip()
+        if not sep or not name.isidentifier():
+            raise ParameterError(f"parameters must look like name=value; got {item!r}.\n"
+                                 f"Chapter {chapter} takes:\n{describe(chapter)}")
+        if name in values:
+            raise ParameterError(f"parameter {name} is given twice ({name}={values[name]!r} and "
+                                 f"{item!r}); give each parameter once")
+        values[name] = _literal(text.strip())
+    return check_values(chapter, values)
+
+
+def _literal(text):
+    """A Python literal, else a bare word as a string; ``[a, b]`` item by item."""
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        if text.startswith("[") and text.endswith("]"):
+            return [_literal(item.strip()) for item in text[1:-1].split(",") if item.strip()]
+        return text

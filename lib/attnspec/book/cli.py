@@ -9,7 +9,7 @@ from attnspec.book.parameters import ParameterError
 
 
 def _rerun(args):
-    from attnspec.book.parameters import parse_assignments
+    from attnspec.book.chapters import parse_assignments
     from attnspec.book.rerun import (RerunInterrupted, find_book_root, rerun_chapter,
                                      resolve_chapter)
 
@@ -32,8 +32,7 @@ def _rerun(args):
 
 
 def _chapters(args):
-    from attnspec.book.chapters import CHAPTERS
-    from attnspec.book.parameters import describe
+    from attnspec.book.chapters import CHAPTERS, describe
 
     for name in sorted(CHAPTERS):
         print(f"{name}\n{describe(name)}\n")

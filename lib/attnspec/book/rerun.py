@@ -16,7 +16,8 @@ import signal
 import threading
 from pathlib import Path
 
-from attnspec.book.parameters import ParameterError, check_values
+from attnspec.book.chapters import CHAPTERS, check_values
+from attnspec.book.parameters import ParameterError
 
 __all__ = ["find_book_root", "resolve_chapter", "rerun_chapter", "output_name",
            "RerunInterrupted"]
@@ -115,8 +116,6 @@ def rerun_chapter(chapter, values=None, *, book_root=None, output_dir=None, quic
         On SIGTERM or SIGINT during the run, after the partial copy is removed and every
         child process (kernel, sweep workers) is stopped.
     """
-    from attnspec.book.chapters import CHAPTERS
-
     root = find_book_root(book_root)
     path = resolve_chapter(chapter, root)
     if path.stem not in CHAPTERS:

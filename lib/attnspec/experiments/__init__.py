@@ -2,6 +2,8 @@
 
 ``stepwise`` (the stepwise chain's bulks), ``coupling`` (softmax vs linear models sharing
 weights), ``outliers`` (outliers and distances to the limit laws), ``multihead`` (multi-head
-studies), ``thresholds`` (scales of the threshold for linearisation, finite-ℓ outlier onset)
-and ``tables`` (their rows and text formats). A new study gets a new module here.
+studies), ``thresholds`` (scales of the threshold for linearisation, finite-ℓ outlier onset),
+``operator_norm`` (the top singular value of A and the norm of the linear model), ``row_sums``
+(row-sum fluctuations measured), ``prior_model`` (the i.i.d.-score model against softmax) and
+``tables`` (their rows and text formats). A new study gets a new module here.
 """

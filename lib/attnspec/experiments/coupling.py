@@ -7,10 +7,8 @@ the right noise variance α² = e^{β²} − 1 − β² and with the classic wro
 
 from __future__ import annotations
 
-import math
-
 from .._validation import check_beta, check_int, check_rng
-from ..hermite import noise_variance
+from ..hermite import noise_variance, total_variance
 from ..sampling.equivalents import linear_model_with_noise
 from ..sampling.softmax import centered, softmax_attention
 from ..spectra import squared_singular_values
@@ -44,7 +42,7 @@ def coupled_spectra(ell, d_qk, beta, rng=None):
             the linear model with α² = e^{β²} − 1 − β² (:func:`attnspec.linear_equivalent`);
         ``"wrong"``
             the linear model with the wrong noise variance e^{β²} − 1
-            (:func:`linear_model_with_noise`), which counts the linear part twice.
+            (:func:`attnspec.sampling.equivalents.linear_model_with_noise`), which counts the linear part twice.
 
     Notes
     -----
@@ -60,5 +58,5 @@ def coupled_spectra(ell, d_qk, beta, rng=None):
     linear = squared_singular_values(
         linear_model_with_noise(ell, d_qk, beta, noise_variance(beta), rng=seed))
     wrong = squared_singular_values(
-        linear_model_with_noise(ell, d_qk, beta, math.expm1(beta * beta), rng=seed))
+        linear_model_with_noise(ell, d_qk, beta, total_variance(beta), rng=seed))
     return {"softmax": softmax, "linear": linear, "wrong": wrong}

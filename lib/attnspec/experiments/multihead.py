@@ -3,10 +3,10 @@
 The samplers are :func:`attnspec.multihead_output` and the laws :class:`attnspec.MultiHeadLaw`;
 this module runs them over draws, head counts and weight ties and summarises the result as the
 tables the book prints (:mod:`attnspec.experiments.tables`): m₁, m₂ with standard errors
-against the closed forms of MATH.md §6, and Kolmogorov–Smirnov distances between spectra. It also holds the one sampler the book needs that
-:func:`attnspec.multihead_output` deliberately does not offer: the Gaussian-equivalent model of a
-shared attention pattern with one noise matrix *per head* (the wrong model, MATH.md §6), and the
-closed-form second moment of that wrong model, derived in chapter 07.
+against the closed forms of MATH.md §6, and Kolmogorov–Smirnov distances between spectra. It
+also holds the closed-form second moment of the wrong noise model of a shared pattern (one
+noise matrix per head, :func:`attnspec.sampling.multihead.shared_pattern_per_head_noise`),
+derived in chapter 07.
 
 Everything in MATH.md §6 is this companion's reconstruction from the abstract of Hayase &
 Karakida (2026), checked by simulation.
@@ -14,44 +14,18 @@ Karakida (2026), checked by simulation.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from .._validation import check_beta, check_choice, check_int, check_rng
-from ..hermite import noise_variance
 from ..laws.multihead import MultiHeadLaw, multihead_moments
-from ..sampling.multihead import TIES, _check_arguments, multihead_output
+from ..sampling.multihead import (check_arguments, multihead_output,
+                                  shared_pattern_per_head_noise)
+from ..sampling.ties import TIE_KINDS, TIE_LABELS, TIES
 from ..spectra import ks_distance, moments_with_se, squared_singular_values
 from .tables import Comparison, MomentRow
 
-__all__ = ["TIE_LABELS", "TIE_KINDS", "NOISE_MODELS", "standard_widths", "multihead_spectra",
-           "shared_pattern_per_head_noise", "shared_pattern_moments", "compare_head_counts",
-           "compare_ties", "noise_rule_study"]
-
-#: Human-readable name of every tie of :data:`attnspec.TIES`.
-TIE_LABELS = {
-    "none": "independent heads",
-    "mqa": "multi-query",
-    "gqa": "grouped-query",
-    "shared_values": "shared values",
-    "cross_kv": "cross key–value",
-    "kv": "key–value tie",
-    "output_keys": "output tied to keys",
-    "shared_pattern": "shared pattern",
-}
-
-#: Where each tie acts (the last column of the table of MATH.md §6).
-TIE_KINDS = {
-    "none": "baseline",
-    "mqa": "across heads",
-    "gqa": "across heads",
-    "shared_values": "across heads",
-    "cross_kv": "across heads",
-    "kv": "within a head",
-    "output_keys": "output depends on keys",
-    "shared_pattern": "contrast case",
-}
+__all__ = ["NOISE_MODELS", "standard_widths", "multihead_spectra", "shared_pattern_moments",
+           "compare_head_counts", "compare_ties", "noise_rule_study"]
 
 #: Noise models of the Gaussian equivalent: ``"rule"`` is one noise matrix per distinct score
 #: matrix (the correct model, what :func:`attnspec.multihead_output` samples); ``"per_head"``
@@ -91,51 +65,7 @@ def _children(rng, n):
 
 
 # ---------------------------------------------------------------------------------------------
-# samplers
-
-
-def shared_pattern_per_head_noise(ell, d, heads, beta, *, d_head=None, d_value=None, rng=None):
-    r"""Sample the *wrong* Gaussian equivalent of a shared pattern: one noise matrix per head.
-
-    Parameters
-    ----------
-    ell, d, heads, beta, d_head, d_value
-        As in :func:`attnspec.multihead_output` with ``tie="shared_pattern"``.
-    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
-        Source of randomness. The weights are drawn in the same order as
-        ``multihead_output(..., tie="shared_pattern", equivalent=True)``, so the same seed
-        gives the same weights (Q, K, the values, W_O) and only the noise differs.
-
-    Returns
-    -------
-    numpy.ndarray
-        ℓ×d matrix :math:`Y = \sqrt{\ell/d}\,\sum_h (\beta S + \alpha Z_h) P V_h W_O^h/\ell`
-        with **independent** Z_h, although every head has the same score matrix
-        S = Q Kᵀ/√d_h.
-
-    Notes
-    -----
-    The rule of MATH.md §6 is one noise matrix per distinct score matrix: heads sharing a
-    pattern must share Z. This sampler breaks the rule on purpose (chapter 07): the noise of
-    different heads becomes asymptotically free where the true nonlinear parts are identical,
-    and m₂ drops by (1 − 1/H)(s² − β⁴) (:func:`shared_pattern_moments`).
-    """
-    # validate exactly as the sampler of the correct model does
-    ell, d, heads, beta, _, d_head, d_value, _, _ = _check_arguments(
-        ell, d, heads, beta, "shared_pattern", d_head, d_value, None, True)
-    rng = check_rng(rng)
-    # weights in the order of multihead_output: queries, keys, values, output projections
-    Q = rng.standard_normal((ell, d_head))
-    K = rng.standard_normal((ell, d_head))
-    values = [rng.standard_normal((ell, d_value)) for _ in range(heads)]
-    W_O = rng.standard_normal((heads, d_value, d)) / math.sqrt(heads * d_value)
-    signal = beta * ((Q / math.sqrt(d_head)) @ K.T)
-    alpha = math.sqrt(noise_variance(beta))
-    O = np.zeros((ell, d))
-    for V, W in zip(values, W_O):
-        core = (signal + alpha * rng.standard_normal((ell, ell))) / ell
-        O += (core @ (V - V.mean(axis=0, keepdims=True))) @ W
-    return O * math.sqrt(ell / d)
+# spectra over draws
 
 
 def multihead_spectra(ell, d, heads, beta, *, tie="none", draws=1, equivalent=False,
@@ -154,7 +84,7 @@ def multihead_spectra(ell, d, heads, beta, *, tie="none", draws=1, equivalent=Fa
         Noise model of the Gaussian equivalent (only with ``equivalent=True``): ``"rule"``, one
         noise matrix per distinct score matrix (correct); ``"per_head"``, one per head, which
         differs from the rule only for ``tie="shared_pattern"`` and is accepted only there
-        (:func:`shared_pattern_per_head_noise`).
+        (:func:`attnspec.sampling.multihead.shared_pattern_per_head_noise`).
     rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
         Draw r uses child r of ``SeedSequence(rng)`` (of ``rng.spawn`` for a Generator). An int
         seed therefore gives the softmax model and its Gaussian equivalent **with the same
@@ -200,7 +130,7 @@ def shared_pattern_moments(ell, d, heads, beta, *, noise="rule", d_head=None, d_
     noise : {"rule", "per_head"}
         ``"rule"``: the true law (softmax, and the Gaussian equivalent with one shared noise
         matrix; formula (c) of MATH.md §6). ``"per_head"``: the Gaussian equivalent with an
-        independent noise matrix in every head (:func:`shared_pattern_per_head_noise`).
+        independent noise matrix in every head (:func:`attnspec.sampling.multihead.shared_pattern_per_head_noise`).
 
     Returns
     -------
@@ -229,7 +159,7 @@ def shared_pattern_moments(ell, d, heads, beta, *, noise="rule", d_head=None, d_
     with shared noise) and 9.39 (per-head noise). This formula is this companion's derivation.
     """
     noise = check_choice("noise", noise, NOISE_MODELS)
-    ell, d, heads, beta, _, d_head, d_value, _, _ = _check_arguments(
+    ell, d, heads, beta, _, d_head, d_value, _, _ = check_arguments(
         ell, d, heads, beta, "shared_pattern", d_head, d_value, None, False)
     s, m2 = multihead_moments(ell, d, heads, beta, "shared_pattern", d_head, d_value)  # (c)
     if noise == "per_head":
@@ -320,7 +250,7 @@ def compare_ties(ell, d, heads, beta, ties=TIES, *, draws=2, groups=None, equiva
         Also sample each tie's Gaussian-equivalent model (same weights, draw by draw).
     noise_floor : bool
         Also sample a second, independent batch of independent heads and record the KS
-        distance between the two batches (:attr:`Comparison.noise_floor`).
+        distance between the two batches (:attr:`attnspec.experiments.tables.Comparison.noise_floor`).
     rng : None, int or numpy.random.SeedSequence
         Tie i uses child i of ``SeedSequence(rng)`` (in the order of ``ties`` after
         ``"none"``); the noise-floor batch uses one more child.

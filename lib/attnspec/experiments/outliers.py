@@ -7,21 +7,22 @@ module-level, picklable functions): the distances of one softmax spectrum to its
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import scipy.linalg
 
-from .._validation import check_beta, check_float, check_int, check_rng
-from ..sampling.softmax import _check_matrix, centered, softmax_attention
-from ..spectra import ks_distance, squared_singular_values
+from .._validation import check_beta, check_float, check_int, check_matrix, check_rng
+from ..hermite import total_variance
+from ..laws.attention import AttentionLaw
+from ..laws.classical import MarchenkoPastur
+from ..sampling.softmax import centered, softmax_attention
+from ..spectra import column_ipr, ks_distance, squared_singular_values
 
 __all__ = ["spectrum_distances", "outlier_localisation", "outlier_study"]
 
+
 def _limit_laws(beta, c):
-    from ..laws.attention import AttentionLaw
-    from ..laws.classical import MarchenkoPastur
-    return AttentionLaw(beta, c), MarchenkoPastur(1.0, math.expm1(beta * beta))
+    return AttentionLaw(beta, c), MarchenkoPastur(1.0, total_variance(beta))
 
 
 def spectrum_distances(ell, beta, rng=None, *, c=1.0, draws=1):
@@ -76,7 +77,7 @@ def spectrum_distances(ell, beta, rng=None, *, c=1.0, draws=1):
         out["m1"].append(float(values.mean()))
         out["top"].append(float(values[0]))
     out["edge"] = edge
-    out["s"] = math.expm1(beta * beta)
+    out["s"] = total_variance(beta)
     return out
 
 
@@ -109,7 +110,7 @@ def outlier_localisation(M, k=10):
     ~ 1/ℓ; the outliers of attention sit on one row and one column, at one of the largest
     entries (an extreme score), which is why they are not a deterministic spike.
     """
-    M = _check_matrix("M", M)
+    M = check_matrix("M", M)
     ell, n = M.shape
     if ell > n:
         raise ValueError(f"M must have at most as many rows as columns; got shape {M.shape}")
@@ -117,7 +118,7 @@ def outlier_localisation(M, k=10):
     M = np.asarray(M, dtype=np.float64)
     values, vectors = scipy.linalg.eigh(M @ M.T, driver="evd")
     values, vectors = np.maximum(values[::-1], 0.0), vectors[:, ::-1]
-    ipr = np.sum(vectors**4, axis=0)
+    ipr = column_ipr(vectors)
     U = vectors[:, :k]
     V = M.T @ U
     V /= np.linalg.norm(V, axis=0, keepdims=True)
@@ -127,7 +128,7 @@ def outlier_localisation(M, k=10):
     magnitudes = np.sort(np.abs(M), axis=None)[::-1]
     ranks = np.searchsorted(-magnitudes, -np.abs(entries), side="left") + 1
     return {"values": values, "ipr": ipr, "row": rows, "col": cols, "entry": entries,
-            "entry_rank": ranks, "ipr_right": np.sum(V**4, axis=0),
+            "entry_rank": ranks, "ipr_right": column_ipr(V),
             "row_norm2": np.sum(M[rows] ** 2, axis=1), "col_norm2": np.sum(M[:, cols] ** 2, axis=0)}
 
 

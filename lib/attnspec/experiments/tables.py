@@ -39,7 +39,7 @@ class MomentRow:
     key : int or str
         H (head-count comparison) or the tie name.
     label, kind : str
-        Human-readable name and where the tie acts (:data:`TIE_LABELS`, :data:`TIE_KINDS`).
+        Human-readable name and where the tie acts (:data:`attnspec.sampling.ties.TIE_LABELS`, :data:`~attnspec.sampling.ties.TIE_KINDS`).
     m1_theory, m2_theory : float
         Closed-form limits (MATH.md §6 (a)–(c)).
     m1, m1_se, m2, m2_se : float

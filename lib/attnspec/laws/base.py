@@ -56,25 +56,12 @@ import numpy as np
 from numpy.polynomial import chebyshev as _cheb
 from scipy.fft import dct
 
-from .._validation import check_float, check_int, check_rng
+from .._validation import as_float_array, check_float, check_int, check_rng, scalar_or_array
 
-__all__ = ["SpectralLaw", "as_float_array", "scalar_or_array"]
+__all__ = ["SpectralLaw"]
 
 _KIND_POWER = {"soft": 1, "hard": 1, "hard34": 2, "hard23": 3}  # m of x = a + (b−a)sin^{2m}
 _CHEB_START, _CHEB_MAX, _CHEB_TOL = 64, 2048, 1e-14
-
-
-def as_float_array(x):
-    """``x`` as a float64 array (at least float64; complex refused)."""
-    x = np.asarray(x)
-    if np.iscomplexobj(x):
-        raise ValueError(f"x must be real; got dtype {x.dtype}")
-    return x.astype(np.float64, copy=False)
-
-
-def scalar_or_array(out, x):
-    """A Python float for a 0-d input ``x``, the array otherwise (scipy's convention)."""
-    return float(out) if np.ndim(x) == 0 else out
 
 
 class _Piece:

@@ -11,9 +11,9 @@ import math
 
 import numpy as np
 
-from .._validation import check_float, check_int, check_rng
+from .._validation import as_float_array, check_float, check_int, check_rng, scalar_or_array
 from ..freeprob.roots import physical_root
-from .base import SpectralLaw, as_float_array, scalar_or_array
+from .base import SpectralLaw
 
 __all__ = ["MarchenkoPastur", "ScoreProductLaw", "Semicircle"]
 

@@ -23,10 +23,10 @@ import numpy as np
 
 from .._validation import check_bool, check_int
 from ..freeprob.chains import Chain, chain_moments
-from ..sampling.multihead import _check_arguments
+from ..sampling.multihead import check_arguments
 from .base import SpectralLaw, as_float_array
 
-__all__ = ["multihead_moments", "MultiHeadLaw", "ACROSS_HEAD_TIES", "UnresolvedLawError"]
+__all__ = ["multihead_moments", "MultiHeadLaw", "UnresolvedLawError"]
 
 
 class UnresolvedLawError(ValueError):
@@ -36,10 +36,6 @@ class UnresolvedLawError(ValueError):
     small β); the message names the configuration (ell, d, heads, beta, ...).  The moments stay
     exact through :func:`multihead_moments`.
     """
-
-#: Ties that share weights across heads only: their law is the law of independent heads.
-ACROSS_HEAD_TIES = ("mqa", "gqa", "shared_values", "cross_kv", "output_keys")
-
 
 #: Smallest β with s = e^{β²} − 1 a normal float64 (β² ≥ 1e-300): below, s underflows to 0.
 BETA_MIN = 1e-150
@@ -51,7 +47,7 @@ _KIND_POWER = {"soft": 1, "hard": 1, "hard34": 2, "hard23": 3}
 def _chain(ell, d, heads, beta, tie, d_head, d_value, groups, unit=1.0):
     """Validate (as :func:`attnspec.multihead_output` does, and β ≥ BETA_MIN) and
     reduce to a :class:`Chain` in units of ``unit`` (None: s = e^{β²} − 1)."""
-    ell, d, heads, beta, tie, d_head, d_value, groups, _ = _check_arguments(
+    ell, d, heads, beta, tie, d_head, d_value, groups, _ = check_arguments(
         ell, d, heads, beta, tie, d_head, d_value, groups, False)
     if beta < BETA_MIN:     # (β ≤ BETA_MAX is checked with the other arguments)
         raise ValueError(

@@ -13,10 +13,9 @@ import math
 import numpy as np
 import scipy.linalg
 
-from .._validation import check_choice, check_float, check_int, check_rng
-from .softmax import _check_matrix
+from .._validation import check_choice, check_float, check_int, check_matrix, check_rng
 
-__all__ = ["wigner", "haar_orthogonal", "free_sum_eigenvalues", "inner_product_kernel",
+__all__ = ["wigner", "haar_orthogonal", "haar_columns", "free_sum_eigenvalues", "inner_product_kernel",
            "kernel_gaussian_equivalent", "COUPLINGS"]
 
 #: How :func:`free_sum_eigenvalues` places the eigenvectors of B relative to those of A.
@@ -74,11 +73,38 @@ def haar_orthogonal(n, rng=None):
 
     Notes
     -----
-    QR decomposition of a Gaussian matrix, G = OR, with the signs of the columns of O fixed so
-    that diag(R) > 0; without that fix O is not Haar distributed (Mezzadri 2007).
+    :func:`haar_columns` with n columns.
     """
     n = check_int("n", n, min=1)
-    q, r = np.linalg.qr(check_rng(rng).standard_normal((n, n)))
+    return haar_columns(n, n, rng)
+
+
+def haar_columns(n, k, rng=None):
+    r"""The first k columns of a Haar-distributed n×n orthogonal matrix (an n×k frame).
+
+    Parameters
+    ----------
+    n, k : int
+        Rows n ≥ 1 and columns 1 ≤ k ≤ n.
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        Source of randomness (one n×k Gaussian draw).
+
+    Returns
+    -------
+    numpy.ndarray
+        n×k float64 matrix Q with orthonormal columns (QᵀQ = I to ~1e-15).
+
+    Notes
+    -----
+    QR decomposition of an n×k Gaussian matrix, G = QR, with the signs of the columns of Q
+    fixed so that diag(R) > 0; without that fix Q is not Haar distributed (Mezzadri 2007).
+    Gram–Schmidt of the first k columns sees only those columns, so Q is the first k columns
+    of the Haar matrix from the full QR of an n×n Gaussian matrix extending G, at cost
+    O(nk²) instead of O(n³).
+    """
+    n = check_int("n", n, min=1)
+    k = check_int("k", k, min=1, max=n)
+    q, r = np.linalg.qr(check_rng(rng).standard_normal((n, k)))
     q *= np.where(np.diag(r) < 0, -1.0, 1.0)
     return q
 
@@ -147,7 +173,7 @@ def inner_product_kernel(X, f):
     :func:`kernel_gaussian_equivalent` with the same X (El Karoui 2010; Cheng & Singer 2013):
     a linear part plus an independent Wigner matrix carrying the remaining variance ν − a₁².
     """
-    X = _check_matrix("X", X, min_rows=2)
+    X = check_matrix("X", X, min_rows=2)
     n, p = X.shape
     K = np.asarray(f((X @ X.T) / math.sqrt(p)), dtype=np.float64)
     K /= math.sqrt(n)
@@ -179,9 +205,9 @@ def kernel_gaussian_equivalent(X, a1, noise_var, rng=None):
     With λ = n/p, the linear part has the limit law of (M − 1)/√λ scaled by a₁, M ~ MP(λ);
     its R-transform is a₁² w/(1 − √λ a₁ w). The equivalent's law therefore has the inverse
     Cauchy transform K(g) = 1/g + a₁² g/(1 − √λ a₁ g) + (ν − a₁²) g, which
-    :func:`density_from_r_transform` inverts.
+    :func:`attnspec.freeprob.subordination.density_from_r_transform` inverts.
     """
-    X = _check_matrix("X", X, min_rows=2)
+    X = check_matrix("X", X, min_rows=2)
     a1 = check_float("a1", a1)
     noise_var = check_float("noise_var", noise_var, min=0)
     n, p = X.shape

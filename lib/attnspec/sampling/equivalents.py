@@ -9,8 +9,9 @@ import numpy as np
 from numpy.polynomial.hermite_e import hermeval
 
 from .._validation import check_beta, check_float, check_int, check_memory, check_rng
-from ..hermite import hermite_coefficients, noise_variance, truncated_noise_variance
-from .softmax import _gaussian_factors, _project_rows, _scores, _softmax_rows
+from ..hermite import (hermite_coefficients, noise_variance, total_variance,
+                       truncated_noise_variance)
+from .softmax import gaussian_factors, project_rows, scores, softmax_rows
 
 __all__ = ["linear_equivalent", "linear_model_with_noise", "stepwise_chain", "mp_surrogate",
            "STEPWISE_KEYS"]
@@ -63,8 +64,8 @@ def linear_equivalent(ell, d_qk, beta, rng=None):
 
 def _linear_model(ell, d_qk, beta, noise_var, rng):
     """(σZ + βQKᵀ/√d_qk)/√ℓ with σ² = ``noise_var``; Q, K drawn first, then Z (checked input)."""
-    Q, K = _gaussian_factors(ell, d_qk, rng)
-    Y = _scores(Q, K)
+    Q, K = gaussian_factors(ell, d_qk, rng)
+    Y = scores(Q, K)
     Y *= beta
     Z = rng.standard_normal((ell, ell))
     Z *= math.sqrt(noise_var)
@@ -121,19 +122,19 @@ def stepwise_chain(ell, d_qk, beta, rng=None, *, degree=3):
     degree = check_int("degree", degree, min=1)
     rng = check_rng(rng)
     root = math.sqrt(ell)
-    Q, K = _gaussian_factors(ell, d_qk, rng)
-    S = _scores(Q, K)
+    Q, K = gaussian_factors(ell, d_qk, rng)
+    S = scores(Q, K)
     Z = rng.standard_normal((ell, ell))
 
     chain = {}
-    softmax = _project_rows(_softmax_rows(S, beta))
+    softmax = project_rows(softmax_rows(S, beta))
     softmax *= root
     chain["softmax"] = softmax
 
     E = S * beta
     E -= beta * beta / 2
     np.exp(E, out=E)                       # e^{βS − β²/2}
-    Y = _project_rows(E)
+    Y = project_rows(E)
     Y /= root
     chain["Y"] = Y
     E -= 1.0
@@ -183,7 +184,7 @@ def mp_surrogate(ell, beta, rng=None):
     beta = check_beta(beta)
     rng = check_rng(rng)
     Z = rng.standard_normal((ell, ell))
-    Z *= math.sqrt(math.expm1(beta * beta) / ell)
+    Z *= math.sqrt(total_variance(beta) / ell)
     return Z
 
 

@@ -9,12 +9,10 @@ import numpy as np
 from .._validation import (ParameterTypeError, check_beta, check_choice, check_int,
                            check_memory, check_rng)
 from ..hermite import noise_variance
-from .softmax import _scores, _softmax_rows, orthonormal_input
+from .softmax import orthonormal_input, scores, softmax_rows
+from .ties import TIES
 
-__all__ = ["multihead_output", "TIES"]
-
-#: Weight-tie variants of MATH.md §6, in the order of its table.
-TIES = ("none", "mqa", "gqa", "shared_values", "cross_kv", "kv", "output_keys", "shared_pattern")
+__all__ = ["multihead_output", "shared_pattern_per_head_noise", "check_arguments"]
 
 # ties under which V_h is a key matrix, so the value width must equal the key width
 _VALUES_ARE_KEYS = ("cross_kv", "kv")
@@ -43,7 +41,7 @@ def _layout(tie, heads, groups):
     return [(h, h, ("value", h)) for h in range(H)]  # none, output_keys
 
 
-def _check_arguments(ell, d, heads, beta, tie, d_head, d_value, groups, equivalent):
+def check_arguments(ell, d, heads, beta, tie, d_head, d_value, groups, equivalent):
     ell = check_int("ell", ell, min=2)
     check_memory("ell", ell, 4 * ell * ell * 8)
     d = check_int("d", d, min=1)
@@ -93,7 +91,7 @@ def multihead_output(ell, d, heads, beta, tie="none", d_head=None, d_value=None,
     beta : float
         Inverse temperature β > 0 (finite).
     tie : str
-        Weight tie, one of :data:`TIES` (table below).
+        Weight tie, one of :data:`attnspec.TIES` (table below).
     d_head, d_value : int, optional
         Query/key width d_h and value width d_v; default d/H each (standard allocation
         H d_h = H d_v = d, which needs H to divide d). ``kv``, ``cross_kv`` and
@@ -146,8 +144,47 @@ def multihead_output(ell, d, heads, beta, tie="none", d_head=None, d_value=None,
     m₁ = s = e^{β²} − 1; ``kv`` m₁ = s + β²ℓ/d_h.
     """
     (ell, d, heads, beta, tie, d_head, d_value, groups,
-     equivalent) = _check_arguments(ell, d, heads, beta, tie, d_head, d_value, groups, equivalent)
-    rng = check_rng(rng)
+     equivalent) = check_arguments(ell, d, heads, beta, tie, d_head, d_value, groups, equivalent)
+    return _sample(ell, d, heads, beta, tie, d_head, d_value, groups, equivalent, check_rng(rng))
+
+
+def shared_pattern_per_head_noise(ell, d, heads, beta, *, d_head=None, d_value=None, rng=None):
+    r"""Sample the *wrong* Gaussian equivalent of a shared pattern: one noise matrix per head.
+
+    Parameters
+    ----------
+    ell, d, heads, beta, d_head, d_value
+        As in :func:`attnspec.multihead_output` with ``tie="shared_pattern"``.
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        Source of randomness. The weights are drawn by the same code and in the same order as
+        ``multihead_output(..., tie="shared_pattern", equivalent=True)``, so the same seed
+        gives the same weights (Q, K, the values, W_O) and only the noise differs.
+
+    Returns
+    -------
+    numpy.ndarray
+        ℓ×d matrix :math:`Y = \sqrt{\ell/d}\,\sum_h (\beta S + \alpha Z_h) P V_h W_O^h/\ell`
+        with **independent** Z_h, although every head has the same score matrix
+        S = Q Kᵀ/√d_h.
+
+    Notes
+    -----
+    The rule of MATH.md §6 is one noise matrix per distinct score matrix: heads sharing a
+    pattern must share Z. This sampler breaks the rule on purpose (chapter 07): the noise of
+    different heads becomes asymptotically free where the true nonlinear parts are identical,
+    and m₂ drops by (1 − 1/H)(s² − β⁴)
+    (:func:`attnspec.experiments.multihead.shared_pattern_moments`).
+    """
+    ell, d, heads, beta, tie, d_head, d_value, groups, _ = check_arguments(
+        ell, d, heads, beta, "shared_pattern", d_head, d_value, None, True)
+    return _sample(ell, d, heads, beta, tie, d_head, d_value, groups, True, check_rng(rng),
+                   noise_per_head=True)
+
+
+def _sample(ell, d, heads, beta, tie, d_head, d_value, groups, equivalent, rng, *,
+            noise_per_head=False):
+    """The multi-head output from validated arguments: weights first, then the noise, drawn
+    once per score matrix (the rule) or, with ``noise_per_head``, once per head."""
     layout = _layout(tie, heads, groups)
     n_queries = 1 + max(q for q, _, _ in layout)
     n_keys = 1 + max(k for _, k, _ in layout)
@@ -180,15 +217,19 @@ def multihead_output(ell, d, heads, beta, tie="none", d_head=None, d_value=None,
     noise = math.sqrt(noise_variance(beta))
     O = np.zeros((ell, d))
     for (q, k), members in heads_of_score.items():
-        S = _scores(queries[q], keys[k])
-        if equivalent:
-            S *= beta
-            S += noise * rng.standard_normal((ell, ell))
-            S /= ell                                     # (βS + αZ)/ℓ; P is applied to V
-            core = S
-        else:
-            core = _softmax_rows(S, beta, out=S)
-        for h in members:
-            O += (core @ centred_values[layout[h][2]]) @ W_O[h]
+        S = scores(queries[q], keys[k])
+        if not equivalent:
+            core = softmax_rows(S, beta, out=S)
+            for h in members:
+                O += (core @ centred_values[layout[h][2]]) @ W_O[h]
+            continue
+        S *= beta
+        sharing = [[h] for h in members] if noise_per_head else [members]
+        for i, noise_members in enumerate(sharing):
+            core = S if i == len(sharing) - 1 else S.copy()
+            core += noise * rng.standard_normal((ell, ell))
+            core /= ell                                  # (βS + αZ)/ℓ; P is applied to V
+            for h in noise_members:
+                O += (core @ centred_values[layout[h][2]]) @ W_O[h]
     O *= math.sqrt(ell / d)
     return O

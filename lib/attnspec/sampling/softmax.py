@@ -6,17 +6,18 @@ import math
 
 import numpy as np
 
-from .._validation import (ParameterTypeError, check_bool, check_float, check_int, check_memory,
+from .._validation import (check_bool, check_float, check_int, check_matrix, check_memory,
                            check_rng)
+from .ensembles import haar_columns
 
 __all__ = ["softmax_attention", "orthonormal_input", "attention_from_weights", "centered",
-           "iid_score_attention"]
+           "iid_score_attention", "gaussian_factors", "scores", "softmax_rows", "project_rows"]
 
 _DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
 
 
 # ---------------------------------------------------------------------------------------------
-# private building blocks, shared with equivalents.py and multihead.py
+# building blocks, shared with equivalents.py and multihead.py (unvalidated: callers check)
 
 
 def _check_dtype(dtype):
@@ -29,34 +30,17 @@ def _check_dtype(dtype):
     return value
 
 
-def _check_matrix(name, value, *, square=False, min_rows=1):
-    """Return ``value`` as a 2-D float array (no copy for float arrays), else raise."""
-    array = np.asarray(value)
-    if array.ndim != 2 or not (np.issubdtype(array.dtype, np.floating)
-                               or np.issubdtype(array.dtype, np.integer)):
-        raise ParameterTypeError(f"{name} must be a 2-D real array; got {name} with shape "
-                                 f"{array.shape} and dtype {array.dtype}")
-    if square and array.shape[0] != array.shape[1]:
-        raise ValueError(f"{name} must be square; got {name} with shape {array.shape}")
-    if array.shape[0] < min_rows:
-        raise ValueError(f"{name} must have at least {min_rows} rows; got {name} with shape "
-                         f"{array.shape}")
-    if not np.issubdtype(array.dtype, np.floating):
-        array = array.astype(np.float64)
-    return array
-
-
-def _gaussian_factors(ell, width, rng, count=2):
+def gaussian_factors(ell, width, rng, count=2):
     """``count`` independent ℓ×width matrices with i.i.d. N(0, 1) entries (Q, K, ...)."""
     return [rng.standard_normal((ell, width)) for _ in range(count)]
 
 
-def _scores(Q, K):
+def scores(Q, K):
     """S = Q Kᵀ/√d_qk. Q is rescaled first (ℓ·d_qk operations instead of ℓ²)."""
     return (Q * (1.0 / math.sqrt(Q.shape[1]))) @ K.T
 
 
-def _softmax_rows(S, beta, out=None):
+def softmax_rows(S, beta, out=None):
     """Row-wise softmax(βS), computed as exp(β(S − row max)) / row sum.
 
     The row maximum of S is subtracted *before* multiplying by β, so every exponent is ≤ 0
@@ -71,7 +55,7 @@ def _softmax_rows(S, beta, out=None):
     return A
 
 
-def _project_rows(M):
+def project_rows(M):
     """M P with P = I − 11ᵀ/ℓ, i.e. M minus its row means (a new array)."""
     return M - M.mean(axis=1, keepdims=True)
 
@@ -132,11 +116,11 @@ def softmax_attention(ell, d_qk, beta, rng=None, *, return_scores=False, dtype=n
     check_memory("ell", ell, 4 * ell * ell * 8)       # measured peak: four ℓ×ℓ float64
     check_memory("d_qk", d_qk, 2 * ell * d_qk * 8)
     rng = check_rng(rng)
-    Q, K = _gaussian_factors(ell, d_qk, rng)
-    S = _scores(Q.astype(dtype, copy=False), K.astype(dtype, copy=False))
+    Q, K = gaussian_factors(ell, d_qk, rng)
+    S = scores(Q.astype(dtype, copy=False), K.astype(dtype, copy=False))
     if return_scores:
-        return _softmax_rows(S, beta), S
-    return _softmax_rows(S, beta, out=S)
+        return softmax_rows(S, beta), S
+    return softmax_rows(S, beta, out=S)
 
 
 def orthonormal_input(ell, d, rng=None):
@@ -158,21 +142,16 @@ def orthonormal_input(ell, d, rng=None):
 
     Notes
     -----
-    (MATH.md §1, §6.) Draw G ∈ ℝ^{d×ℓ} i.i.d. N(0, 1) and its reduced QR decomposition
-    G = QR, with the signs fixed so that diag(R) > 0. Q equals the first ℓ columns of the
-    Haar orthogonal matrix obtained from the full QR of a d×d Gaussian matrix extending G
-    (Gram–Schmidt of the first ℓ columns only sees those columns), and the transpose of a
-    Haar matrix is Haar, so X = Qᵀ has the law of the first ℓ rows of a Haar orthogonal d×d
-    matrix, at cost O(dℓ²) instead of O(d³).
+    (MATH.md §1, §6.) X = Qᵀ with Q the first ℓ columns of a Haar orthogonal d×d matrix
+    (:func:`attnspec.sampling.ensembles.haar_columns`, one d×ℓ Gaussian draw and its QR);
+    the transpose of a Haar matrix is Haar, so X has the law of the first ℓ rows of a Haar
+    orthogonal d×d matrix, at cost O(dℓ²) instead of O(d³).
     """
     ell = check_int("ell", ell, min=1)
     d = check_int("d", d, min=1)
     if ell > d:
         raise ValueError(f"ell must be <= d (orthonormal rows need ell <= d); got ell={ell}, d={d}")
-    rng = check_rng(rng)
-    q, r = np.linalg.qr(rng.standard_normal((d, ell)))
-    signs = np.where(np.diag(r) < 0, -1.0, 1.0)
-    return (q * signs).T.copy()
+    return haar_columns(d, ell, rng).T.copy()
 
 
 def attention_from_weights(X, W_Q, W_K, beta, *, return_scores=False):
@@ -203,18 +182,18 @@ def attention_from_weights(X, W_Q, W_K, beta, *, return_scores=False):
     scores (MATH.md §6, output tied to keys); otherwise :func:`softmax_attention` samples the
     same law without X.
     """
-    X = _check_matrix("X", X, min_rows=2)
-    W_Q = _check_matrix("W_Q", W_Q)
-    W_K = _check_matrix("W_K", W_K)
+    X = check_matrix("X", X, min_rows=2)
+    W_Q = check_matrix("W_Q", W_Q)
+    W_K = check_matrix("W_K", W_K)
     if W_Q.shape[0] != X.shape[1] or W_Q.shape != W_K.shape:
         raise ValueError("W_Q and W_K must both have shape (d, d_qk) with d = X.shape[1]; got "
                          f"X.shape={X.shape}, W_Q.shape={W_Q.shape}, W_K.shape={W_K.shape}")
     beta = check_float("beta", beta, min=0, min_open=True)   # any finite β: rows saturate
     return_scores = check_bool("return_scores", return_scores)
-    S = _scores(X @ W_Q, X @ W_K)
+    S = scores(X @ W_Q, X @ W_K)
     if return_scores:
-        return _softmax_rows(S, beta), S
-    return _softmax_rows(S, beta, out=S)
+        return softmax_rows(S, beta), S
+    return softmax_rows(S, beta, out=S)
 
 
 def centered(A):
@@ -239,8 +218,8 @@ def centered(A):
     (≈ 1 before centring) is removed to machine precision. The observable of the book is the
     law of the squared singular values of this matrix.
     """
-    A = _check_matrix("A", A, square=True, min_rows=2)
-    M = _project_rows(A)
+    A = check_matrix("A", A, square=True, min_rows=2)
+    M = project_rows(A)
     M *= math.sqrt(A.shape[0])
     return M
 
@@ -274,4 +253,4 @@ def iid_score_attention(ell, beta, rng=None):
     beta = check_float("beta", beta, min=0, min_open=True)   # any finite β: rows saturate
     rng = check_rng(rng)
     G = rng.standard_normal((ell, ell))
-    return _softmax_rows(G, beta, out=G)
+    return softmax_rows(G, beta, out=G)

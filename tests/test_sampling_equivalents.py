@@ -1,4 +1,4 @@
-"""Tests of attnspec.equivalents: the linear model, the stepwise chain and the MP surrogate."""
+"""Tests of attnspec.sampling.equivalents: the linear model (any noise), the stepwise chain, MP."""
 
 import math
 import re
@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
-from attnspec.sampling.equivalents import STEPWISE_KEYS, linear_equivalent, mp_surrogate, stepwise_chain
 from attnspec.hermite import noise_variance, truncated_noise_variance
+from attnspec.sampling.equivalents import (STEPWISE_KEYS, linear_equivalent, linear_model_with_noise,
+                                           mp_surrogate, stepwise_chain)
 from attnspec.sampling.softmax import centered, softmax_attention
 from attnspec.spectra import ks_distance, moments_with_se, squared_singular_values
 
@@ -120,3 +121,26 @@ def test_bad_input_raises(call, message):
     """Bad input raises ValueError naming the parameter, its value and what is allowed."""
     with pytest.raises(ValueError, match=re.escape(message)):
         call()
+
+
+def test_linear_model_with_the_right_noise_is_linear_equivalent():
+    """noise_var = α² and the same seed reproduce attnspec.linear_equivalent exactly."""
+    beta = 1.3
+    np.testing.assert_array_equal(
+        linear_model_with_noise(40, 30, beta, noise_variance(beta), rng=11),
+        linear_equivalent(40, 30, beta, rng=11))
+
+
+def test_linear_model_with_the_wrong_noise_has_the_wrong_mean():
+    """With noise e^{β²} − 1 the mean squared singular value is s + β², not s."""
+    beta, ell = 1.0, 400
+    s = math.expm1(beta**2)
+    Y = linear_model_with_noise(ell, ell, beta, s, rng=12)
+    m1 = squared_singular_values(Y).mean()
+    assert abs(m1 - (s + beta**2)) < 0.05
+
+
+def test_linear_model_with_noise_validates():
+    """Negative noise variance is refused by name."""
+    with pytest.raises(ValueError, match=re.escape("noise_var must be a finite number >= 0")):
+        linear_model_with_noise(10, 10, 1.0, -1.0)

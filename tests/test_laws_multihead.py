@@ -17,9 +17,9 @@ from multihead_oracles import cauchy_forward, cauchy_polynomial
 
 from attnspec.freeprob.chains import Chain, chain_moments
 from attnspec.hermite import BETA_MAX
-from attnspec.laws.multihead import (ACROSS_HEAD_TIES, BETA_MIN, MultiHeadLaw,
-                                     UnresolvedLawError, multihead_moments)
-from attnspec.sampling.multihead import TIES, multihead_output
+from attnspec.laws.multihead import BETA_MIN, MultiHeadLaw, UnresolvedLawError, multihead_moments
+from attnspec.sampling.multihead import multihead_output
+from attnspec.sampling.ties import ACROSS_HEAD_TIES, TIES
 from attnspec.spectra import ks_distance, squared_singular_values
 
 ELL, D, BETA = 1000, 1000, 1.0        # Monte Carlo size (ℓ = d: the hardest edges at 0)

@@ -1,4 +1,4 @@
-"""Tests of attnspec.multihead: closed-form moments, sharing and its law, wiring, bad input."""
+"""Tests of attnspec.sampling.multihead: closed-form moments, sharing and its law, wiring, bad input."""
 
 import math
 import re
@@ -6,7 +6,9 @@ import re
 import numpy as np
 import pytest
 
-from attnspec.sampling.multihead import TIES, multihead_output
+import attnspec
+from attnspec.sampling.multihead import multihead_output, shared_pattern_per_head_noise
+from attnspec.sampling.ties import ACROSS_HEAD_TIES, TIE_KINDS, TIE_LABELS, TIES
 from attnspec.spectra import ks_distance, moments_with_se, squared_singular_values
 
 BETA = 1.0
@@ -201,3 +203,28 @@ def test_bad_input_raises(overrides, message):
     arguments = dict(ell=20, d=40, heads=4, beta=1.0) | overrides
     with pytest.raises(ValueError, match=re.escape(message)):
         multihead_output(**arguments)
+
+
+def test_per_head_noise_equals_rule_for_one_head():
+    """With H = 1 one noise per head is the rule; weights are drawn in the same order."""
+    rule = multihead_output(30, 60, 1, 1.0, tie="shared_pattern", equivalent=True,
+                                     rng=11)
+    per_head = shared_pattern_per_head_noise(30, 60, 1, 1.0, rng=11)
+    np.testing.assert_array_equal(per_head, rule)  # one code path: the same bytes
+
+
+def test_per_head_noise_is_seeded_and_differs_from_the_rule_for_several_heads():
+    """Same seed, same bytes; with H > 1 independent noises give a different matrix."""
+    rule = multihead_output(30, 60, 3, 1.0, tie="shared_pattern", equivalent=True, rng=5)
+    per_head = shared_pattern_per_head_noise(30, 60, 3, 1.0, rng=5)
+    np.testing.assert_array_equal(per_head, shared_pattern_per_head_noise(30, 60, 3, 1.0, rng=5))
+    assert not np.allclose(per_head, rule)
+
+
+def test_tie_registry_is_one_consistent_table():
+    """Every tie has a label and a kind; the across-head ties are the ones the law treats as
+    independent heads (kind "across heads", plus output tied to keys)."""
+    assert set(TIE_LABELS) == set(TIE_KINDS) == set(TIES) and TIES[0] == "none"
+    assert set(ACROSS_HEAD_TIES) == {t for t in TIES if TIE_KINDS[t] == "across heads"} | {
+        "output_keys"}
+    assert attnspec.TIES is TIES

@@ -1,4 +1,4 @@
-"""Tests of attnspec.models: softmax attention, centring, inputs, the i.i.d.-score model."""
+"""Tests of attnspec.sampling.softmax: softmax attention, centring, inputs, the i.i.d.-score model."""
 
 import math
 import re

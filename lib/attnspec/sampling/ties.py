@@ -1,0 +1,40 @@
+"""The weight ties of multi-head attention: one registry for samplers, laws, studies and figures.
+
+MATH.md §6 lists the ties: which weights heads share and where the sharing acts. The sampler
+(:func:`attnspec.multihead_output`), the law (:class:`attnspec.MultiHeadLaw`), the studies of
+chapter 7 and the chapter parameters all read the names, labels and kinds from here.
+"""
+
+from __future__ import annotations
+
+__all__ = ["TIES", "ACROSS_HEAD_TIES", "TIE_LABELS", "TIE_KINDS"]
+
+#: Weight-tie variants of MATH.md §6, in the order of its table.
+TIES = ("none", "mqa", "gqa", "shared_values", "cross_kv", "kv", "output_keys", "shared_pattern")
+
+#: Ties that share weights across heads only: their law is the law of independent heads.
+ACROSS_HEAD_TIES = ("mqa", "gqa", "shared_values", "cross_kv", "output_keys")
+
+#: Human-readable name of every tie of :data:`TIES`.
+TIE_LABELS = {
+    "none": "independent heads",
+    "mqa": "multi-query",
+    "gqa": "grouped-query",
+    "shared_values": "shared values",
+    "cross_kv": "cross key–value",
+    "kv": "key–value tie",
+    "output_keys": "output tied to keys",
+    "shared_pattern": "shared pattern",
+}
+
+#: Where each tie acts (the last column of the table of MATH.md §6).
+TIE_KINDS = {
+    "none": "baseline",
+    "mqa": "across heads",
+    "gqa": "across heads",
+    "shared_values": "across heads",
+    "cross_kv": "across heads",
+    "kv": "within a head",
+    "output_keys": "output depends on keys",
+    "shared_pattern": "contrast case",
+}

@@ -1,0 +1,52 @@
+"""Tests of attnspec.book.rerun and `attnspec rerun`: checked before a kernel starts, nothing
+half-written."""
+
+from attnspec.book import cli
+
+
+def test_cli_rerun_refuses_before_starting_a_kernel(monkeypatch, capsys):
+    """attnspec rerun with a bad value exits 2 with the message, and papermill is never called."""
+    import papermill
+
+    def fail(*args, **kwargs):
+        raise AssertionError("papermill must not run")
+
+    monkeypatch.setattr(papermill, "execute_notebook", fail)
+    status = cli.main(["rerun", "01", "beta=-1"])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert "beta must be a finite number > 0 and <= 5; got beta=-1.0" in err
+    assert "Its parameters are:" in err
+
+
+def test_cli_rerun_refuses_an_unknown_chapter(capsys):
+    """An unknown chapter lists the chapters that exist."""
+    assert cli.main(["rerun", "99_nope"]) == 2
+    assert "01_attention_as_a_random_matrix" in capsys.readouterr().err
+
+
+def test_output_name_is_safe_and_sorted():
+    """Rerun outputs are named by chapter and sorted parameters, with safe characters only."""
+    from attnspec.book.rerun import output_name
+
+    assert output_name("03_x", {"ell": 500, "beta": 1.5}) == "03_x__beta=1.5__ell=500.ipynb"
+    assert output_name("03_x", {"betas": [0.5, 1.0]}) == "03_x__betas=0.5,1.0.ipynb"
+
+
+def test_cli_accepts_parameters_after_options(monkeypatch, capsys):
+    """`attnspec rerun 01 --quick beta=-2` reads beta (and refuses it) like `01 beta=-2 --quick`."""
+    assert cli.main(["rerun", "01", "--quick", "beta=-2"]) == 2
+    assert "got beta=-2.0" in capsys.readouterr().err
+
+
+def test_cli_reports_a_failing_chapter_without_a_traceback(monkeypatch, capsys):
+    """A chapter that raises gives exit status 1 and papermill's message, nothing written."""
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
+    def fail(*args, **kwargs):
+        raise PapermillExecutionError(3, 1, "boom", "RuntimeError", "boom", [])
+
+    monkeypatch.setattr(papermill, "execute_notebook", fail)
+    assert cli.main(["rerun", "01", "--quick"]) == 1
+    assert "the chapter failed; nothing was written" in capsys.readouterr().err

@@ -1,0 +1,121 @@
+"""The interface every law shares (laws/base.py and scipy.stats' conventions), on every law.
+
+LAWS is the registry that drives these generic checks: each law of the package with sane
+parameters, covering the regimes of its lower edge (hard edge at 0, soft edge, an atom at 0,
+a law on ℝ). A new law gets an entry here. Laws are built once, on first use.
+"""
+
+import functools
+import warnings
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+import attnspec
+from attnspec import AttentionLaw, MarchenkoPastur, MultiHeadLaw, ScoreProductLaw, Semicircle
+
+LAWS = {
+    "AttentionLaw(1, 1)": lambda: AttentionLaw(1.0, 1.0),
+    "AttentionLaw(0.25, 2)": lambda: AttentionLaw(0.25, 2.0),
+    "AttentionLaw(2, 0.25)": lambda: AttentionLaw(2.0, 0.25),
+    "MarchenkoPastur(1, 2)": lambda: MarchenkoPastur(1.0, 2.0),
+    "MarchenkoPastur(0.5)": lambda: MarchenkoPastur(0.5),
+    "MarchenkoPastur(3, 0.5)": lambda: MarchenkoPastur(3.0, 0.5),
+    "ScoreProductLaw(0.5)": lambda: ScoreProductLaw(0.5),
+    "ScoreProductLaw(1)": lambda: ScoreProductLaw(1.0),
+    "ScoreProductLaw(2)": lambda: ScoreProductLaw(2.0),
+    "Semicircle(2)": lambda: Semicircle(2.0),
+    "MultiHeadLaw(none)": lambda: MultiHeadLaw(50, 100, 2, 1.0),
+    "MultiHeadLaw(shared_pattern, l=d)": lambda: MultiHeadLaw(100, 100, 4, 0.5,
+                                                                tie="shared_pattern"),
+}
+
+
+@functools.cache
+def law_named(name):
+    return LAWS[name]()
+
+
+@pytest.fixture(params=sorted(LAWS))
+def law(request):
+    return law_named(request.param)
+
+
+def test_every_public_law_is_in_the_registry():
+    """Each law class of attnspec.__all__ has at least one entry (so none escapes the checks)."""
+    classes = {name for name in attnspec.__all__
+               if isinstance(getattr(attnspec, name), type) and hasattr(getattr(attnspec, name),
+                                                                          "ppf")}
+    assert classes == {name.split("(")[0] for name in LAWS}
+
+
+def test_edge_semantics(law):
+    """pdf 0 outside, cdf exactly 0 below and 1 at/above the top, ppf edges, NaN handling."""
+    a, b = law.support()
+    below = a - 1.0 - abs(a)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert law.pdf(below) == 0.0 and law.pdf(b) == 0.0 and law.pdf(2 * abs(b) + 1) == 0.0
+        assert law.cdf(np.nextafter(a, -np.inf)) == 0.0 and law.cdf(-np.inf) == 0.0
+        assert law.cdf(b) == 1.0 and law.cdf(np.inf) == 1.0
+        assert law.ppf(0.0) == a and law.ppf(1.0) == b
+        assert np.isnan(law.ppf(-0.1)) and np.isnan(law.ppf(1.1))
+        assert np.isnan(law.pdf(np.nan)) and np.isnan(law.cdf(np.nan))
+        assert np.isnan(law.ppf(np.nan))
+        x = np.linspace(below, 2 * abs(b) + 1, 301)
+        assert np.all(np.isfinite(law.pdf(x[(x != 0) & (x != a)])))
+    middle = law.ppf(0.5)
+    assert isinstance(law.pdf(middle), float) and isinstance(law.cdf(middle), float)
+    assert isinstance(middle, float)
+    assert law.pdf(np.ones((2, 3))).shape == (2, 3)
+    assert law.cdf([1, 2]).dtype == np.float64
+
+
+def test_cdf_ppf_roundtrip_and_mass(law):
+    """ppf(cdf(x)) = x in the support, cdf(ppf(q)) = q, total mass 1 to 1e-10."""
+    a, b = law.support()
+    atom = getattr(law, "atom", 0.0)
+    assert abs(getattr(law, "_mass_error", 0.0)) < 1e-12
+    q = np.linspace(atom, 1, 201)
+    assert_allclose(law.cdf(law.ppf(q)), q, rtol=0, atol=1e-13)
+    x = law.ppf(np.linspace(atom + 1e-3, 1 - 1e-3, 101))  # points of the support
+    x = x[law.pdf(x) * (b - a) > 1e-2]  # ppf is ill-conditioned (dx = dq/ρ) at inner edges
+    assert_allclose(law.ppf(law.cdf(x)), x, rtol=1e-11, atol=1e-14 * (b - a))
+    assert 1 - law.cdf(b - 1e-15 * (b - a)) < 1e-10
+
+
+def test_pdf_is_derivative_of_cdf(law):
+    """Central differences of the cdf reproduce the pdf inside the support."""
+    a, b = law.support()
+    x = law.ppf(np.linspace(getattr(law, "atom", 0.0) + 0.05, 0.95, 9))
+    h = 1e-4 * (x - a)   # relative to the distance from the lower edge
+    keep = (law.pdf(x - h) > 0) & (law.pdf(x + h) > 0)  # not straddling an edge
+    x, h = x[keep], h[keep]
+    assert x.size >= 5
+    assert_allclose((law.cdf(x + h) - law.cdf(x - h)) / (2 * h), law.pdf(x), rtol=1e-6)
+
+
+def test_moments_mean_var_and_interval_agree(law):
+    """mean = moment(1), var = moment(2) − mean², interval(p) is the equal-tailed quantiles."""
+    assert law.mean() == pytest.approx(law.moment(1), rel=1e-12, abs=1e-15)
+    assert law.var() == pytest.approx(law.moment(2) - law.moment(1) ** 2, rel=1e-9, abs=1e-15)
+    assert_allclose(law.interval(0.9), law.ppf([0.05, 0.95]), rtol=1e-14)
+
+
+def test_rvs_is_seeded_and_follows_the_law(law):
+    """Same seed, same draws; 4000 draws pass a KS test at level 1 %."""
+    x = law.rvs(4000, rng=1)
+    np.testing.assert_array_equal(x, law.rvs(4000, rng=np.random.default_rng(1)))
+    assert attnspec.ks_distance(x, law) < 1.63 / np.sqrt(x.size)
+    assert isinstance(law.rvs(rng=0), float)
+
+
+def test_repr_is_parameter_only():
+    """repr shows only the parameters, as in the constructor call."""
+    assert repr(AttentionLaw(1.0, 2.0)) == "AttentionLaw(beta=1.0, c=2.0)"
+    assert repr(MarchenkoPastur(0.5, 3)) == "MarchenkoPastur(ratio=0.5, scale=3.0)"
+    assert repr(ScoreProductLaw(1)) == "ScoreProductLaw(c=1.0)"
+    assert repr(Semicircle(2)) == "Semicircle(var=2.0)"
+    assert repr(law_named("MultiHeadLaw(none)")).startswith(
+        "MultiHeadLaw(ell=50, d=100, heads=2, beta=1.0, tie='none'")
