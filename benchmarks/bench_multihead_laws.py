@@ -6,7 +6,9 @@ Targets (exit status 1 if one is missed):
 - speed: building ``MultiHeadLaw`` (which also builds and checks its CDF series) plus its density
   on 400 points, at H = 8, ℓ = 1000, for every tie, takes ≤ 10% of one ℓ = 1000
   ``numpy.linalg.eigvalsh`` measured in the same run (medians of repeats; the ratio, not the
-  wall time, is the target);
+  wall time, is the target).  Both are CPU times (``time.process_time``, single-threaded
+  BLAS), and the reference is re-measured next to every case, so that the ratio holds on a
+  shared, loaded machine;
 - accuracy: the density agrees to 1e-8 with (i) a second method at x + iη, η = 0.05·m₁: for
   untied heads the polynomial method (all roots of the cleared-denominator polynomial by
   companion-matrix eigenvalues, the root chosen by the Nevanlinna conditions alone), for the kv
@@ -19,6 +21,7 @@ Targets (exit status 1 if one is missed):
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -31,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from multihead_oracles import cauchy_forward, cauchy_polynomial  # noqa: E402
 
 REPEATS = 15
-BUILD_REPEATS = 5
+BUILD_REPEATS = 7
 SPEED_TARGET = 0.10
 ACCURACY_TARGET = 1e-8
 CASES = ([dict(ell=1000, d=2000, heads=8, beta=1.0, tie=tie) for tie in TIES]
@@ -49,15 +52,17 @@ def build_and_density(case):
 def main():
     Y = multihead_output(1000, 2000, 8, 1.0, equivalent=True, rng=0)
     gram = Y @ Y.T
-    t_eig = median_time(lambda: np.linalg.eigvalsh(gram), repeats=REPEATS)
-    print(f"reference: numpy.linalg.eigvalsh, ℓ = 1000: {1e3 * t_eig:.2f} ms (median of {REPEATS})")
-    header = (f"{'case':<34} {'build+400 ms':>13} {'ratio':>7} {'err 2nd':>11} "
-              f"{'err ladder':>11}  verdict")
+    cpu = time.process_time
+    print("reference: numpy.linalg.eigvalsh at ℓ = 1000, re-measured before each case "
+          f"(CPU time, median of {REPEATS})")
+    header = (f"{'case':<34} {'eigvalsh ms':>12} {'build+400 ms':>13} {'ratio':>7} "
+              f"{'err 2nd':>11} {'err ladder':>11}  verdict")
     print(header)
     print("-" * len(header))
     failed = False
     for case in CASES:
-        t_law = median_time(lambda: build_and_density(case), repeats=BUILD_REPEATS)
+        t_eig = median_time(lambda: np.linalg.eigvalsh(gram), repeats=REPEATS, clock=cpu)
+        t_law = median_time(lambda: build_and_density(case), repeats=BUILD_REPEATS, clock=cpu)
         ratio = t_law / t_eig
         law = build_and_density(case)
         chain, unit = law._chain, law._chain.unit
@@ -78,8 +83,8 @@ def main():
         ok = ratio <= SPEED_TARGET and err_fp < ACCURACY_TARGET and err_ladder < ACCURACY_TARGET
         failed |= not ok
         name = f"{case['tie']}, H={case['heads']}, ℓ/d={case['ell'] / case['d']:g}"
-        print(f"{name:<34} {1e3 * t_law:13.1f} {ratio:7.3f} {err_fp:11.1e} {err_ladder:11.1e}  "
-              f"{'ok' if ok else 'MISSED'}")
+        print(f"{name:<34} {1e3 * t_eig:12.1f} {1e3 * t_law:13.1f} {ratio:7.3f} {err_fp:11.1e} "
+              f"{err_ladder:11.1e}  {'ok' if ok else 'MISSED'}")
     print(f"targets: ratio ≤ {SPEED_TARGET}, errors < {ACCURACY_TARGET:g}")
     return 1 if failed else 0
 
