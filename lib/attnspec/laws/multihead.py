@@ -250,7 +250,7 @@ class MultiHeadLaw(SpectralLaw):
     density agrees with a long, fine η-ladder to ~1e-14 of its maximum and, at x + iη, with a
     second method (polynomial method, untied; forward Silverstein–Bai fixed point, kv) to
     ~1e-13; the mass is 1 to ~1e-14 (to ~1e-11 at x^{-3/4} edges); density moments match the
-    exact series to 1e-10 (``tests/test_multihead_laws.py``).
+    exact series to 1e-10 (``tests/test_laws_multihead.py``).
 
     Domain: every tie, H ≥ 1, 2 ≤ ℓ ≤ d, BETA_MIN ≤ β ≤ BETA_MAX (= 26).  Out of reach
     (refused with UnresolvedLawError): near-degenerate shapes where a soft edge sits within
