@@ -134,6 +134,9 @@ def test_column_ipr_against_direct_sums():
     U = np.linalg.svd(G, full_matrices=False)[0]
     assert_allclose(inverse_participation_ratio(G, k=3), [np.sum(U[:, j] ** 4) for j in range(3)],
                     rtol=1e-10)
+    for bad in ["abc", [], np.ones((2, 2, 2)), [1.0, np.nan], [1j, 0.0], [True, False]]:
+        with pytest.raises(ValueError, match="vectors must be a non-empty 1-D or 2-D array"):
+            column_ipr(bad)
 
 
 BAD_CALLS = [

@@ -6,7 +6,7 @@ import numpy as np
 import scipy.linalg
 import scipy.stats
 
-from ._validation import check_int, check_matrix
+from ._validation import ParameterError, check_int, check_matrix
 
 __all__ = ["squared_singular_values", "moments_with_se", "ks_distance", "wasserstein1",
            "inverse_participation_ratio", "column_ipr"]
@@ -336,5 +336,12 @@ def column_ipr(vectors):
     >>> column_ipr(np.array([[1.0, 0.5], [0.0, 0.5], [0.0, 0.5], [0.0, 0.5]])).tolist()
     [1.0, 0.25]
     """
-    vectors = np.asarray(vectors, dtype=np.float64)
-    return np.sum(vectors ** 4, axis=0)
+    array = np.asarray(vectors)
+    if (array.ndim not in (1, 2) or array.size == 0 or array.dtype == bool
+            or not (np.issubdtype(array.dtype, np.integer)
+                    or np.issubdtype(array.dtype, np.floating))
+            or not np.isfinite(array).all()):
+        raise ParameterError("vectors must be a non-empty 1-D or 2-D array of finite real "
+                             f"numbers (one vector per column); got vectors with shape "
+                             f"{array.shape} and dtype {array.dtype}")
+    return np.sum(array.astype(np.float64, copy=False) ** 4, axis=0)

@@ -25,7 +25,7 @@ import scipy.linalg
 from scipy import optimize
 
 from attnspec._validation import BETA_MAX, check_float, check_int
-from attnspec.hermite import noise_variance
+from attnspec.hermite import noise_variance, total_variance
 from attnspec.sampling.equivalents import linear_equivalent
 from attnspec.sampling.softmax import centered, softmax_attention
 
@@ -146,7 +146,7 @@ def edge_approximations(beta, c):
     b = np.asarray(beta, dtype=float)
     if b.size == 0 or not np.all(np.isfinite(b)) or np.any(b <= 0) or np.any(b > BETA_MAX):
         raise ValueError(f"beta must be finite numbers in (0, {BETA_MAX}]; got beta={beta!r}")
-    s = np.expm1(b ** 2)
+    s = total_variance(b)
     return {"small": score_product_edge(c) * b ** 2, "large": 4 * s + 4 * c * b ** 4 / s,
             "mp": 4 * s}
 

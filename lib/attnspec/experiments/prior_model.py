@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from attnspec._validation import BETA_MAX, check_float, check_int
+from attnspec.hermite import total_variance
 from attnspec.laws.attention import AttentionLaw
 from attnspec.laws.classical import MarchenkoPastur
 from attnspec.sampling.softmax import centered, iid_score_attention, softmax_attention
@@ -64,7 +65,7 @@ def prior_model_distances(spectra, beta, drop_top=0):
     """
     beta = check_float("beta", beta, min=0, max=BETA_MAX, min_open=True)
     drop_top = check_int("drop_top", drop_top, min=0)
-    laws = {"mp": MarchenkoPastur(1.0, float(np.expm1(beta ** 2))), "nu": AttentionLaw(beta, 1.0)}
+    laws = {"mp": MarchenkoPastur(1.0, total_variance(beta)), "nu": AttentionLaw(beta, 1.0)}
     out = {}
     for model in ("iid", "softmax"):
         pooled = np.concatenate([v[drop_top:] for v in spectra[model]])

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import check_float, check_int, check_rng
+from ..hermite import total_variance
 
 __all__ = ["Scale", "ThresholdScales", "threshold_scales", "row_sum_fluctuation",
            "RowSumFluctuation", "largest_entries", "entry_onset", "onset_summary",
@@ -221,7 +222,7 @@ def row_sum_fluctuation(beta, ell, d_qk):
     beta = check_float("beta", beta, min=0, min_open=True)
     ell = check_int("ell", ell, min=1)
     d_qk = check_int("d_qk", d_qk, min=1)
-    keys = math.sqrt(math.expm1(beta * beta) / ell)
+    keys = math.sqrt(total_variance(beta) / ell)
     query = beta * beta / math.sqrt(2 * d_qk)
     exact = within = math.nan
     if 4 * beta * beta < d_qk:
@@ -380,7 +381,7 @@ def onset_summary(runs):
     edge = np.asarray(runs[0]["edge"], dtype=np.float64)
     top = np.array([run["max_entry2"] for run in runs], dtype=np.float64)
     ratio = top / edge
-    cross = (top + 2 * np.expm1(betas**2)) / edge
+    cross = (top + 2 * total_variance(betas)) / edge
     rows = np.array([run["row_sum_rel_sd"] for run in runs], dtype=np.float64)
     n = len(runs)
 

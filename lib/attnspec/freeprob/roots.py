@@ -20,7 +20,7 @@ Why the selection is right (MATH.md §3): for real ``x`` in the bulk ``G(x + i0)
 with ``Im G < 0``, and its conjugate is also a root; if the polynomial has at most one
 non-real pair, that pair is the physical one. Cubics with real coefficients always qualify;
 for the quartic of :class:`attnspec.AttentionLaw` the property is checked against an
-independent continuation oracle in ``tests/test_laws.py`` (no root with ``Im < 0`` outside
+independent continuation oracle in ``tests/test_laws_attention.py`` (no root with ``Im < 0`` outside
 the support, never two).
 """
 

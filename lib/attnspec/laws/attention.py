@@ -103,7 +103,7 @@ class AttentionLaw(SpectralLaw):
     κ_{2j} = c^{j−1}β^{2j} (j ≥ 2): ``moment(k)`` is its moment of order 2k, exact up to
     rounding for every k; ``moment(2) = 2s² + cβ⁴``.
 
-    Accuracy (measured against an mpmath continuation oracle, tests/test_laws.py): density
+    Accuracy (measured against an mpmath continuation oracle, tests/test_laws_attention.py): density
     ≤ 1e-14 relative in the bulk (3–97 % into each interval), edges ≤ 1e-15 relative, cdf
     ≤ 1e-13 absolute (Chebyshev tail estimate ``_cdf_error`` ≤ 2e-15 on the test grid).
 
