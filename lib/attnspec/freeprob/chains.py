@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..hermite import noise_variance
+from ..hermite import noise_variance, total_variance
 from ..laws.attention import free_cumulant_moments
 
 __all__ = ["Chain", "Jet", "Point"]
@@ -129,7 +129,7 @@ class Chain:
     b2: float = field(init=False, repr=False)
 
     def __post_init__(self):
-        object.__setattr__(self, "s", float(np.expm1(self.beta ** 2)) / self.unit)
+        object.__setattr__(self, "s", float(total_variance(self.beta)) / self.unit)
         # e^{β²} − 1 − β² without cancellation at small β
         object.__setattr__(self, "alpha2", float(noise_variance(self.beta)) / self.unit)
         object.__setattr__(self, "b2", self.beta ** 2 / self.unit)

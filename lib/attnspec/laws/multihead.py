@@ -23,6 +23,7 @@ import numpy as np
 
 from .._validation import check_bool, check_int
 from ..freeprob.chains import Chain, chain_moments
+from ..hermite import total_variance
 from ..sampling.multihead import check_arguments
 from .base import SpectralLaw, as_float_array
 
@@ -54,7 +55,7 @@ def _chain(ell, d, heads, beta, tie, d_head, d_value, groups, unit=1.0):
             f"beta must be >= {BETA_MIN:g} for the multi-head law and its moments (below, "
             "s = e^{beta^2} - 1 underflows to 0 in float64 and the law is a point mass at 0); "
             f"got beta={beta!r}")
-    unit = float(np.expm1(beta * beta)) if unit is None else unit
+    unit = float(total_variance(beta)) if unit is None else unit
     if tie == "kv" or (tie == "cross_kv" and heads == 1):   # one head: V_1 = K_{1+1 mod 1} = K_1
         chain = Chain("kv", heads, beta, ell / d_head, ell / d_value, ell / d, unit)
         rank = heads * min(ell, d_head)
