@@ -347,16 +347,17 @@ class MultiHeadLaw(SpectralLaw):
         """G_Y(x + i0) and p at real x (see :meth:`cauchy`); remembers the solutions.  With
         ``fallback=False`` points below the known ones that Newton's method does not
         resolve get NaN instead of the η-ladder."""
-        G = np.empty(x.shape, complex)
-        p = np.empty(x.shape, complex)
+        G = np.full(x.shape, complex(np.nan, np.nan))
+        p = np.full(x.shape, complex(np.nan, np.nan))
         known_x = self._known[0]
         low = (x > 0) & (x < known_x[0]) if known_x.size else np.zeros(x.shape, bool)
-        todo = ~low
+        todo = ~low & np.isfinite(x)                  # NaN and ±inf give NaN
         while True:
             if todo.any():
                 G[todo], p[todo] = self._chain.cauchy_on_axis(
                     x[todo], self._scale, guess=self._guess(x[todo]),
-                    fallback=fallback or x[todo].min() >= self._known[0][0])
+                    fallback=fallback or not self._known[0].size
+                    or x[todo].min() >= self._known[0][0])
                 self._remember(x[todo], p[todo])
             if not low.any():
                 return G, p
@@ -394,6 +395,8 @@ class MultiHeadLaw(SpectralLaw):
             for a, b, _ in self._true_intervals:
                 keep |= (known_x >= a) & (known_x <= b)
             ck, known_lp = ck[keep], known_lp[keep]
+            if not ck.size:
+                return None
         lp = np.interp(c, ck, known_lp.real) + 1j * np.interp(c, ck, known_lp.imag)
         below = c < ck[0]
         if self._pieces_list is None and below.any() and ck.size > 1:
@@ -425,16 +428,20 @@ class MultiHeadLaw(SpectralLaw):
         i.e. z(p) − 0 has a zero of order k = 1/(1 − e) in p), where rounding of z limits the
         solver, the density is the series ρ(x) = x^{-e} Σ_{j<4} c_j x^{j(1−e)} fitted at four
         points x₀·10^{0, 2/3, 4/3, 2}, x₀ = _TAIL_START·b; its truncation error is
-        O((x₀/b)^{4(1−e)}) relative, on a region holding O((x₀/b)^{1−e}) of the mass."""
+        O((x₀/b)^{4(1−e)}) relative, on a region holding O((x₀/b)^{1−e}) of the mass.  Outside
+        [0, right edge] the density is 0 (once the support is known)."""
         x = np.asarray(x, dtype=float)
-        if self._tail is None:
-            return np.maximum(-self._cauchy(x).imag / np.pi, 0.0)
-        x0, e, coef = self._tail
-        small = (x > 0) & (x < x0)
-        out = np.empty(x.shape)
-        out[~small] = np.maximum(-self._cauchy(x[~small]).imag / np.pi, 0.0)
-        xs = x[small]
-        out[small] = xs ** -e * np.polynomial.polynomial.polyval((xs / x0) ** (1 - e), coef)
+        out = np.zeros(x.shape)
+        solve = np.ones(x.shape, bool) if self._pieces_list is None else (
+            (x >= 0) & (x <= self._pieces_list[-1][1]) | np.isnan(x))   # no mass outside
+        if self._tail is not None:
+            x0, e, coef = self._tail
+            small = (x > 0) & (x < x0)
+            xs = x[small]
+            out[small] = xs ** -e * np.polynomial.polynomial.polyval((xs / x0) ** (1 - e), coef)
+            solve &= ~small
+        out[solve] = np.maximum(-self._cauchy(x[solve]).imag / np.pi, 0.0)
+        out[np.isnan(x)] = np.nan
         return out
 
     def _fit_tail(self, b, kind):
