@@ -397,3 +397,15 @@ def test_domain_support_against_monte_carlo(config):
     a, b = law.support()
     outside = (sample < 0.75 * a - 1e-12 * b) | (sample > 1.25 * b)
     assert np.mean(outside) <= 0.03 and sample.max() >= 0.5 * b
+
+
+def test_split_intervals_keep_the_density_at_their_cuts():
+    """A soft left edge very close to 0 (ℓ = d − 1) is integrated on pieces cut at a·100^k
+    (SpectralLaw._cdf_intervals); the cuts lie inside the support, so pdf there is the density
+    (positive), and support/pdf use the uncut interval."""
+    law = MultiHeadLaw(63, 64, 8, 1.0)
+    pieces, intervals = law._cdf_intervals(), law._intervals()
+    assert len(pieces) > len(intervals) == 1
+    cuts = np.array([a for a, _, _ in pieces[1:]])
+    assert_allclose(law.pdf(cuts), law.density(cuts), rtol=1e-12)
+    assert np.all(law.pdf(cuts) > 0) and law.support() == (intervals[0][0], intervals[0][1])
