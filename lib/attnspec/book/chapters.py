@@ -16,6 +16,7 @@ import types
 
 from attnspec.book.parameters import (ChapterSpec, Choice, ChoiceList, Float, FloatList, Int,
                                       IntList, ParameterError)
+from attnspec.pretrained.passages import PASSAGE_NAMES
 from attnspec.sampling.ties import TIES
 
 __all__ = ["CHAPTERS", "SEED", "check_parameters", "check_values", "parse_assignments",
@@ -125,6 +126,25 @@ CHAPTERS = {
             "seed": SEED,
         },
         quick={"ell": 64, "d": 128, "draws": 2},
+    ),
+    # --- 10_trained_transformer ---
+    "10_trained_transformer": ChapterSpec(
+        parameters={
+            "passages": ChoiceList(PASSAGE_NAMES, max_len=len(PASSAGE_NAMES),
+                                   help="shipped passages read by the model (results are "
+                                        "pooled over them)"),
+            "max_words": Int(5, 400, help="first words of each passage read (400: whole "
+                                          "passages, up to 470 tokens)"),
+            "beta_random": Float(0, 3, min_open=True,
+                                 help="inverse temperature β of the random rungs 1-2"),
+            "draws": Int(1, 20, help="random heads per random rung and passage"),
+            "multihead_passage": Choice(PASSAGE_NAMES[:-1], help="passage of the multi-head "
+                                        "comparison (ℓ <= d = 384, as MultiHeadLaw needs)"),
+            "multihead_layer": Int(0, 5, help="layer drawn in the multi-head figure"),
+            "seed": SEED,
+        },
+        quick={"passages": ["abstract2", "dickens"], "max_words": 30,
+               "draws": 1},
     ),
 }
 

