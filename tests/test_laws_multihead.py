@@ -343,9 +343,9 @@ def quadrature(law, func, nodes=400):
     t, w = np.polynomial.legendre.leggauss(nodes)
     t, w = 0.5 * (t + 1), 0.5 * w
     total = 0.0
-    for a, b, kind in law._cdf_intervals():     # support intervals, cut where scales change
+    for a, b, kind in law._intervals():     # support intervals, cut where scales change
         m = 0.5 * (a + b)
-        q = {"soft": 2, "hard": 2, "hard23": 3, "hard34": 4}[kind]
+        q = {"soft": 2, "inner": 2, "hard": 2, "hard23": 3, "hard34": 4}[kind]
         x = a + (m - a) * t ** q
         total += np.sum(w * func(x) * law.pdf(x) * (m - a) * q * t ** (q - 1))
         x = b - (b - m) * t ** 2
@@ -401,11 +401,12 @@ def test_domain_support_against_monte_carlo(config):
 
 def test_split_intervals_keep_the_density_at_their_cuts():
     """A soft left edge very close to 0 (ℓ = d − 1) is integrated on pieces cut at a·100^k
-    (SpectralLaw._cdf_intervals); the cuts lie inside the support, so pdf there is the density
-    (positive), and support/pdf use the uncut interval."""
+    ("inner" left ends); the cuts lie inside the support, so pdf there is the density
+    (positive), and intervals() gives the uncut interval."""
     law = MultiHeadLaw(63, 64, 8, 1.0)
-    pieces, intervals = law._cdf_intervals(), law._intervals()
-    assert len(pieces) > len(intervals) == 1
-    cuts = np.array([a for a, _, _ in pieces[1:]])
+    pieces = law._intervals()
+    assert len(pieces) > len(law.intervals()) == 1
+    cuts = np.array([a for a, _, kind in pieces if kind == "inner"])
+    assert cuts.size and np.all(law.pdf(cuts) > 0)
     assert_allclose(law.pdf(cuts), law.density(cuts), rtol=1e-12)
-    assert np.all(law.pdf(cuts) > 0) and law.support() == (intervals[0][0], intervals[0][1])
+    assert law.support() == law.intervals()[0]

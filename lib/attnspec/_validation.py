@@ -17,7 +17,7 @@ import numpy as np
 
 __all__ = ["ParameterError", "ParameterTypeError", "range_text", "check_int", "check_float",
            "check_choice", "check_rng", "check_matrix", "as_float_array", "scalar_or_array",
-           "check_beta", "check_bool", "check_memory", "BETA_MAX"]
+           "check_beta", "check_bool", "check_memory", "check_size", "BETA_MAX"]
 
 #: The documented domain of the inverse temperature for everything that involves e^{β²}: the
 #: laws, the Gaussian-equivalent samplers, the multi-head samplers and the moment formulas:
@@ -130,12 +130,28 @@ def check_matrix(name, value, *, square=False, min_rows=1):
     return array
 
 
-def as_float_array(x):
-    """``x`` as a float64 array (at least float64; complex refused)."""
-    x = np.asarray(x)
-    if np.iscomplexobj(x):
-        raise ParameterTypeError(f"x must be real; got dtype {x.dtype}")
-    return x.astype(np.float64, copy=False)
+def as_float_array(x, name="x"):
+    """``x`` as a float64 array; ``None``, strings, objects and complex values raise a
+    ``ParameterTypeError`` (a TypeError) naming ``name``."""
+    if x is None:
+        raise ParameterTypeError(f"{name} must be a real number or an array of real numbers; "
+                                 f"got {name}=None")
+    arr = np.asarray(x)
+    if np.iscomplexobj(arr):
+        raise ParameterTypeError(f"{name} must be real; got {name}={x!r} (complex)")
+    if arr.dtype.kind not in "biuf":
+        raise ParameterTypeError(f"{name} must be a real number or an array of real numbers; "
+                                 f"got {name}={x!r} ({type(x).__name__}, dtype {arr.dtype})")
+    return arr.astype(np.float64, copy=False)
+
+
+def check_size(size):
+    """``size`` of a random draw: None, a non-negative int or a tuple of non-negative ints."""
+    if size is None:
+        return None
+    if isinstance(size, tuple):
+        return tuple(check_int("size", n, min=0) for n in size)
+    return check_int("size", size, min=0)
 
 
 def scalar_or_array(out, x):

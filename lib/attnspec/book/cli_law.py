@@ -48,11 +48,15 @@ def report(beta=1.0, c=1.0, moments=4, table=0):
              f"  support                 {', '.join(f'[{a:.10g}, {b:.10g}]' for a, b in zip(edges[::2], edges[1::2]))}",
              f"  right edge              {right:.10g}",
              f"  MP edge 4s              {law.mp_edge():.10g}",
-             f"  ratio                   {right / law.mp_edge():.6f}"]
+             f"  ratio                   {right / law.mp_edge():.6f}",
+             f"  form                    {law.form} (error bound {law.form_error:.1g})"]
     if moments:
         lines.append("  moments (exact)")
         for k in range(1, moments + 1):
-            lines.append(f"    m{k:<3d}{law.moment(k):>24.12g}")
+            try:
+                lines.append(f"    m{k:<3d}{law.moment(k):>24.12g}")
+            except ValueError:                      # beyond the float range (large β)
+                lines.append(f"    m{k:<3d}{'beyond the float range':>24s}")
     if table:
         x = np.linspace(0.0, right, table + 2)[1:-1] if table > 0 else np.empty(0)
         pdf, cdf = law.pdf(x), law.cdf(x)

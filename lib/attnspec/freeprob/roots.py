@@ -67,9 +67,15 @@ def quartic_roots(a4, a3, a2, a1, a0):
         t = np.where(s2 != 0, q / (2 * s2), 0)
     roots = []
     for sign in (1, -1):
-        # y² − sign·s2·y + (p/2 + m + sign·q/(2 s2)) = 0
-        root = np.sqrt(2 * m - 4 * (p / 2 + m + sign * t))
-        roots += [(sign * s2 + root) / 2, (sign * s2 - root) / 2]
+        # y² − B y + C = 0 with B = sign·s2, C = p/2 + m + sign·q/(2 s2); the root of larger
+        # modulus first, the other as C/y₁ (no cancellation when the two differ in size)
+        B, C = sign * s2, p / 2 + m + sign * t
+        root = np.sqrt(B * B - 4 * C)
+        root = np.where((B.conjugate() * root).real >= 0, root, -root)
+        y1 = (B + root) / 2
+        with np.errstate(divide="ignore", invalid="ignore"):
+            y2 = np.where(y1 != 0, C / y1, 0)
+        roots += [y1, y2]
     return np.stack(np.broadcast_arrays(*roots), axis=-1) - (b / 4)[..., None]
 
 

@@ -12,15 +12,11 @@ import math
 import numpy as np
 
 from .._validation import check_float
+from .ladder import continue_to_axis
 
 __all__ = ["cauchy_transform", "density_from_r_transform", "semicircle_subordination_density",
            "tabulated_cdf"]
 
-
-_LADDER_STEPS = 30        # values of η in the continuation ladder
-
-
-_NEWTON_STEPS = 40        # Newton iterations per value of η (at most)
 
 
 def cauchy_transform(sample, z):
@@ -44,37 +40,6 @@ def cauchy_transform(sample, z):
     z0 = np.asarray(z, dtype=np.complex128)
     out = np.mean(1.0 / (z0.reshape(-1, 1) - lam[None, :]), axis=1).reshape(z0.shape)
     return complex(out) if z0.ndim == 0 else out
-
-
-def _ladder(x, scale, start, step):
-    """Solve an equation for G at z = x + iη, η decreasing geometrically to ~1e-10·scale.
-
-    ``step(g, z)`` returns the Newton correction (vectorised over matching 1-D arrays). Steps
-    that would leave the lower half plane (Im g ≤ 0 is the physical sheet for Im z > 0) are
-    halved until they do not. Only the points not yet converged are iterated.
-    """
-    etas = scale * np.geomspace(4.0, 1e-10, _LADDER_STEPS)
-    g = start(x + 1j * etas[0])
-    for eta in etas:
-        z = x + 1j * eta
-        active = np.arange(x.size)
-        for _ in range(_NEWTON_STEPS):
-            ga = g[active]
-            delta = step(ga, z[active])
-            delta = np.where(np.isfinite(delta), delta, 0.0)
-            trial = ga - delta
-            for _ in range(30):
-                bad = trial.imag > 0
-                if not bad.any():
-                    break
-                delta = np.where(bad, delta / 2, delta)
-                trial = ga - delta
-            g[active] = np.where(trial.imag > 0, ga.real - 1j * np.abs(ga.imag), trial)
-            moved = np.abs(delta) > 1e-13 * np.maximum(np.abs(trial), 1e-300)
-            active = active[moved]
-            if active.size == 0:
-                break
-    return g
 
 
 def density_from_r_transform(R, x, *, scale=None, dR=None):
@@ -131,7 +96,7 @@ def density_from_r_transform(R, x, *, scale=None, dR=None):
         dK = -1.0 / g**2 + derivative(g)
         return K / dK
 
-    g = _ladder(flat.astype(np.complex128), scale, lambda z: 1.0 / z, step)
+    g = continue_to_axis(flat.astype(np.complex128), step, lambda z: 1.0 / z, scale)
     return (np.maximum(-g.imag, 0.0) / np.pi).reshape(x.shape)
 
 
@@ -186,7 +151,7 @@ def semicircle_subordination_density(atoms, var, x, weights=None, *, scale=None)
         dF = 1.0 - var * ((inv * inv) @ w)
         return F / dF
 
-    g = _ladder(flat.astype(np.complex128), scale, lambda z: 1.0 / z, step)
+    g = continue_to_axis(flat.astype(np.complex128), step, lambda z: 1.0 / z, scale)
     return (np.maximum(-g.imag, 0.0) / np.pi).reshape(x.shape)
 
 

@@ -1,63 +1,104 @@
 """The limit law ν_∞(β, c) of single-head attention as a scipy-like object (MATH.md §3).
 
-Every law is frozen at construction (parameters validated, edges computed) and offers
-``pdf``, ``cdf``, ``ppf``, ``moment``, ``mean``, ``var``, ``support``, ``interval`` and
-``rvs(size, rng)`` with scipy.stats' conventions (see :mod:`attnspec.laws.base`).
+Every law is frozen at construction (parameters validated, edges computed, mass and moments
+checked) and offers ``pdf``, ``cdf``, ``ppf``, ``moment``, ``mean``, ``var``, ``support``,
+``intervals``, ``interval`` and ``rvs(size, rng)`` with scipy.stats' conventions (see
+:mod:`attnspec.laws.base`).
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from .._validation import check_float
-from ..freeprob.roots import physical_root, polish
-from ..hermite import noise_variance
-from .base import SpectralLaw
+from .._validation import check_beta, check_float
+from ..freeprob.ladder import continue_to_axis
+from ..freeprob.roots import polish, quartic_roots
+from ..freeprob.series import free_cumulant_moments
+from ..freeprob.transforms import nu_inf_free_cumulants, nu_inf_inverse_cauchy
+from ..hermite import noise_variance, total_variance
+from .base import C_MAX, C_MIN, LawAccuracyError, SpectralLaw
+from .classical import ScoreProductLaw
 
-__all__ = ["AttentionLaw",
-           "free_cumulant_moments"]
+__all__ = ["AttentionLaw", "free_cumulant_moments", "BETA_MIN_REPRESENTABLE"]
+
+#: Smallest β AttentionLaw represents (α² ≈ β⁴/2 ≥ 5e-289); below, LawAccuracyError.
+BETA_MIN_REPRESENTABLE = 1e-72
+#: The Marchenko–Pastur form is used when c·(β²/s)² (the relative size of the first
+#: correction, see AttentionLaw Notes) is below this: then it equals ν_∞ to double precision.
+_MP_FORM_BELOW = 1e-17
+#: The small-β form is used when a = α²/s (≈ β²/2) is below this (c < 2, c ≥ 2); its CDF
+#: error, measured against the exact form, is ≤ 250 a for c < 2 (228 a at c = 1) and
+#: ≤ 0.4 a for c ≥ 2 (0.36 a at c = 2, 0.016 a at c = 10): below 3e-11 in both cases.
+_SMALL_FORM_BELOW = {False: 1e-13, True: 1e-10}
 
 
-def free_cumulant_moments(cumulants, n):
-    """Moments ``m_0..m_n`` of a law from its free cumulants (moment–cumulant recursion).
+def _physical_root_scaled(xi, a, b, c):
+    """h(ξ + i0) of the scaled law: the root of Im h < 0 of K(h) = ξ, Newton-polished.
 
-    Parameters
-    ----------
-    cumulants : callable
-        ``cumulants(j)`` returns the free cumulant κ_j (j ≥ 1).
-    n : int
-        Highest order.
-
-    Returns
-    -------
-    list of float
-        ``[m_0, ..., m_n]`` with ``m_0 = 1``.
-
-    Notes
-    -----
-    The generating functions satisfy :math:`M(x) = 1 + \\sum_j \\kappa_j x^j M(x)^j`, so
-    :math:`m_n = \\sum_{j=1}^{n} \\kappa_j [x^{n-j}] M(x)^j`, which only needs
-    :math:`m_0, …, m_{n-1}` (the sum over non-crossing partitions, MATH.md §3).
-
-    Examples
-    --------
-    >>> free_cumulant_moments(lambda j: 1.0 if j == 2 else 0.0, 6)  # semicircle: Catalan
-    [1.0, 0.0, 1.0, 0.0, 2.0, 0.0, 5.0]
+    Ferrari on the reversed (monic) quartic in u = 1/h,
+    u⁴ − ξu³ + (a + b − p)u² + ξp u − ap = 0 (p = cb), whose coefficients stay O(1) when a
+    or p is tiny (the quartic in h then has a huge root and loses all precision); the root
+    with the most negative Im h/|h| (MATH.md §3, :mod:`attnspec.freeprob.roots`), then
+    four Newton steps on k(h) = (1 + (b − p)h²)/(h(1 − ph²)) + ah, the form of k without
+    the cancellation of 1/h against bh/(1 − ph²) at large |h| when c ≈ 1.
     """
-    m = [1.0]
-    kappa = [0.0] + [float(cumulants(j)) for j in range(1, n + 1)]
-    for order in range(1, n + 1):
-        series = np.array(m)                     # M(x) truncated at degree order − 1
-        power = np.array([1.0])
-        total = 0.0
-        for j in range(1, order + 1):
-            power = np.convolve(power, series)[:order]
-            if kappa[j] != 0.0:
-                total += kappa[j] * power[order - j]
-        m.append(float(total))
-    return m
+    xi = np.asarray(xi, dtype=float)
+    p, e = c * b, b * (1.0 - c)          # e = b − p without cancellation at c ≈ 1
+    one = np.ones_like(xi)
+    u = quartic_roots(one, -xi, (a + e) * one, xi * p, -a * p * one)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        h_all = np.where(u != 0, 1.0 / u, 0.0)
+    # the physical root: most negative Im h relative to |h| (a real root's rounding, blown
+    # up by 1/u when u is tiny, must not win)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pick = np.argmin(np.where(h_all != 0, h_all.imag / np.abs(h_all), 0.0),
+                         axis=-1)[..., None]
+    u_sel = np.take_along_axis(u, pick, axis=-1)[..., 0]
+    # A near-double root (near an edge) comes out of Ferrari with an error ~ √ε, possibly on
+    # the real axis: re-solve the pair from the Taylor quadratic of P at its midpoint.
+    others = np.where(np.arange(4) == pick, np.inf, u)
+    neighbour = np.take_along_axis(
+        u, np.argmin(np.abs(others - u_sel[..., None]), axis=-1)[..., None], axis=-1)[..., 0]
+    m = 0.5 * (u_sel + neighbour)
+    coeffs = (1.0, -xi, a + e, xi * p, -a * p)
+    p0 = p1 = p2 = 0.0
+    for ck in coeffs:                             # P(m), P′(m), P″(m)/2 by Horner
+        p2 = p2 * m + p1
+        p1 = p1 * m + p0
+        p0 = p0 * m + ck
+    with np.errstate(divide="ignore", invalid="ignore"):
+        disc = np.sqrt(p1 * p1 - 4 * p2 * p0)
+        disc = np.where((p1.conjugate() * disc).real >= 0, disc, -disc)
+        big = -(p1 + disc) / (2 * p2)
+        small = np.where(big != 0, p0 / (p2 * big), 0.0)
+    d = np.where(big.imag >= small.imag, big, small)  # Im u > 0 ⇔ Im h < 0
+    close = np.abs(u_sel - neighbour) < 0.2 * np.abs(u_sel)
+    u_sel = np.where(close & np.isfinite(d), m + d, u_sel)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        h = np.where(u_sel != 0, 1.0 / u_sel, 0.0)
+
+    def newton_step(h, z):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            value, slope = nu_inf_inverse_cauchy(h, a, b, c, derivative=True)
+            return (value - z) / slope
+
+    def polish_at(h, z, steps):
+        for _ in range(steps):
+            step = newton_step(h, z)
+            h = np.where(np.isfinite(step), h - step, h)
+        return h
+
+    h = polish_at(h, xi, 4)
+    # Points left without a root in the lower half plane (or not finite) are redone by the
+    # η-ladder (MATH.md §3) down to η = 1e-10·min(ξ, 1): outside the support (edge search)
+    # and wherever the closed form failed.
+    redo = ~(-h.imag > 1e-12 * np.abs(h)) | ~np.isfinite(h)
+    if redo.any():
+        x = xi[redo].astype(complex)
+        g = continue_to_axis(x, newton_step, lambda z: 1.0 / z, 1.0,
+                             bottom=1e-10 * np.minimum(xi[redo], 1.0) + 1e-300, levels=40)
+        h[redo] = polish_at(g, x, 4)
+    return h
 
 
 class AttentionLaw(SpectralLaw):
@@ -69,9 +110,9 @@ class AttentionLaw(SpectralLaw):
     Parameters
     ----------
     beta : float
-        Inverse temperature β > 0 (finite, with e^{β²} finite: β ≤ 26).
+        Inverse temperature, 0 < β ≤ ``hermite.BETA_MAX`` (26, so that e^{β²} is finite).
     c : float, default 1.0
-        Aspect ratio c = ℓ/d_qk > 0.
+        Aspect ratio c = ℓ/d_qk, ``C_MIN`` ≤ c ≤ ``C_MAX`` (0.01 to 100).
 
     Attributes
     ----------
@@ -81,31 +122,56 @@ class AttentionLaw(SpectralLaw):
         e^{β²} − 1: the mean of the law and the MP scale.
     noise_variance : float
         α² = e^{β²} − 1 − β², the variance of the noise of the linear model.
+    form : str
+        How the law is computed: ``"exact"``, ``"marchenko-pastur"`` (large β) or
+        ``"small-beta"`` (see Notes); ``form_error`` bounds its relative error.
+
+    Raises
+    ------
+    ValueError
+        β or c outside the domain (the message names it).
+    LawAccuracyError
+        (a ValueError) if the built law fails its own mass and moment check (never seen on
+        the domain; the test grid covers its corners).
 
     Notes
     -----
-    The symmetrised law is semicircle(α²) ⊞ a free compound Poisson law (rate 1/c, jumps
-    ±β√c), with inverse Cauchy transform
+    **Scaled variables.** Write t = s ξ² and g = h/√s. With a = α²/s, b = β²/s (a + b = 1)
+    and p = cb, the inverse Cauchy transform of the symmetrised law of Y_lin (MATH.md §3,
+    K(g) = 1/g + α²g + β²g/(1 − cβ²g²)) becomes
 
-    .. math:: K(g) = \frac1g + α^2 g + \frac{β^2 g}{1 - cβ^2 g^2},
+    .. math:: √s\,K(h/√s) = k(h) = \frac1h + a h + \frac{b h}{1 - p h^2},
 
-    so G solves the quartic :math:`-α^2cβ^2g^4 + zcβ^2g^3 + (α^2+β^2-cβ^2)g^2 - zg + 1 = 0`.
-    At real z = √t the root with ``Im g < 0`` is unique (:mod:`attnspec.freeprob.roots`) and
+    the same law with κ₂ = a + b = 1, so every quantity is O(1) for every β: at small β,
+    a = α²/s ≈ β²/2 → 0 and b → 1 (ν_∞/β² → law of M); at large β, a → 1 and b = β²/s → 0
+    (ν_∞/s → MP(1, 1)). The density is ρ(t) = −Im h(ξ + i0)/(π s ξ), ξ = √(t/s), with h the
+    root of Im h < 0 of the quartic (in u = 1/h, see ``_physical_root_scaled``).
+    Edges are the values k(h) at the real critical points k′(h) = 0, a cubic in u = h²:
+    a p² u³ + (bp − p² − 2ap) u² + (2p + a + b) u − 1 = 0; the candidates split [0, ∞) into
+    segments, each in or out of the support (density at its midpoint). There is no atom:
+    near 0 the density is ~ ρ_sym(0)/√t (a hard edge). For c > 1 and small β the support is
+    two intervals, [0, t₁] from the noise (mass 1 − 1/c) and [t₂, t₃] from the scores;
+    ``intervals()`` lists them, ``support()`` is their hull.
 
-    .. math:: ρ(t) = -\frac{\operatorname{Im} G(\sqrt t + i0)}{π\sqrt t}.
+    **Forms.** ``"exact"``: the above. ``"marchenko-pastur"`` when c b² < 1e-17 (β ≳ 5): the
+    R-transform is k(h) − 1/h = h + c b² h³/(1 − p h²), semicircle(1) plus a term of relative
+    size c b², below double precision, so ν_∞ = MP(1, s) to rounding. ``"small-beta"`` when
+    a < 1e-13 (β ≲ 4.5e-7; a < 1e-10, β ≲ 1.4e-5, for c ≥ 2): a → 0 leaves
+    ν_∞ = β²·(law of M) (``ScoreProductLaw(c)``) for c ≤ 1; for c > 1 the atom 1 − 1/c
+    of M at 0 is spread by the noise into w·MP(1, α²w), w = 1 − 1/c (near 0 the
+    subordination equation reduces to the semicircle one G = w/(z − a G)). Its CDF error
+    is O(a), measured ≤ 250a for c < 2 and ≤ 0.4a for c ≥ 2, below 3e-11 where it is used
+    (``form_error``).
 
-    Edges are the values ``|K(g)|`` at the real critical points ``K′(g) = 0`` (a cubic in
-    g²) that separate support from gaps; the outer one is √(right edge) = K(g*), g* the
-    smallest positive critical point. There is no atom: near 0 the density is
-    ~ ρ_sym(0)/√t (a hard edge, where α > 0 smooths the rank deficiency of QKᵀ for c > 1).
-    For c > 1 and small β the support can split: [0, t₁] ∪ [t₂, t₃] (e.g. β = 0.25, c = 2).
     Moments come from the free cumulants of the symmetrised law, κ₂ = s and
     κ_{2j} = c^{j−1}β^{2j} (j ≥ 2): ``moment(k)`` is its moment of order 2k, exact up to
     rounding for every k; ``moment(2) = 2s² + cβ⁴``.
 
-    Accuracy (measured against an mpmath continuation oracle, tests/test_laws_attention.py): density
-    ≤ 1e-14 relative in the bulk (3–97 % into each interval), edges ≤ 1e-15 relative, cdf
-    ≤ 1e-13 absolute (Chebyshev tail estimate ``_cdf_error`` ≤ 2e-15 on the test grid).
+    Accuracy: at build the law integrates its density over its pieces and checks mass 1 to
+    1e-10 and m₁ = s, m₂ = 2s² + cβ⁴ to 1e-9 relative (``LawAccuracyError`` otherwise).
+    Measured against mpmath oracles (tests/test_laws_attention.py,
+    tests/test_laws_attention_domain.py): density ≤ 1e-10 relative in the bulk, edges
+    ≤ 1e-12 relative, cdf ≤ 1e-10 absolute, over the whole domain.
 
     Examples
     --------
@@ -122,58 +188,120 @@ class AttentionLaw(SpectralLaw):
     >>> q = law.cdf(x)
     >>> bool(np.allclose(law.ppf(q), x, rtol=1e-12))
     True
+    >>> AttentionLaw(0.03, 100.0).intervals()[1][1] > 0.1  # the scores' interval
+    True
     """
 
     _left_edge = "hard"
+    # graded pieces (small β, c ≈ 1, near-cusps); series cut at 1e-15 of their largest
+    # coefficient (the CDF error this adds is ≤ 1e-13, far below MASS_TOL)
+    _cheb_points, _max_pieces, _cheb_trim = (128, 256), 120, 1e-15
 
     def __init__(self, beta, c=1.0):
-        self.beta = check_float("beta", beta, min=0, min_open=True)
-        self.c = check_float("c", c, min=0, min_open=True)
-        self.s = math.expm1(self.beta ** 2) if self.beta < 26.5 else math.inf
-        if not math.isfinite(self.s):
-            raise ValueError(f"beta must be a finite number > 0 and <= 26 (so that e^(beta^2) "
-                             f"is finite); got beta={self.beta!r}")
+        self.beta = check_beta(beta)
+        self.c = check_float("c", c, min=C_MIN, max=C_MAX)
+        beta2 = self.beta * self.beta
+        self.s = total_variance(self.beta)
         self.noise_variance = noise_variance(self.beta)
-        self._edges_s = self._find_edges()
+        if self.beta < BETA_MIN_REPRESENTABLE:
+            raise LawAccuracyError(
+                f"beta={self.beta!r} is out of reach: below beta = {BETA_MIN_REPRESENTABLE:g} "
+                "the noise scale α² ≈ β⁴/2 of ν_∞ underflows the float range")
+        self._ka = self.noise_variance / self.s          # a = α²/s
+        self._kb = beta2 / self.s                        # b = β²/s
+        self._kp = self.c * self._kb                     # p = c b
+        if self.c * self._kb ** 2 < _MP_FORM_BELOW:
+            self.form, self.form_error = "marchenko-pastur", self.c * self._kb ** 2
+        elif self._ka < _SMALL_FORM_BELOW[self.c >= 2]:
+            self.form = "small-beta"
+            self.form_error = (0.4 if self.c >= 2 else 250.0) * self._ka
+        else:
+            self.form, self.form_error = "exact", 0.0
+        self._pieces_list = self._find_intervals()
         super().__init__()
+        culprit = ("beta" if self.beta < 0.1 or self.beta > 4 else "c")
+        self._check_accuracy(culprit=f"{culprit}={getattr(self, culprit)!r}")
 
     def _params(self):
         return {"beta": self.beta, "c": self.c}
 
-    # K(g) = 1/g + a g + B g/(1 − p g²) with a = α², B = β², p = cβ²
-    def _coeffs(self, z):
-        a, B = self.noise_variance, self.beta ** 2
-        p = self.c * B
-        return (-a * p, z * p, a + B - p, -z, 1.0)
+    def __str__(self):
+        return f"{self!r} [form: {self.form}]"
 
-    def _inverse_cauchy(self, g):
-        a, B = self.noise_variance, self.beta ** 2
-        return 1 / g + a * g + B * g / (1 - self.c * B * g * g)
+    # ----- the scaled law k(h) = 1/h + a h + b h/(1 − p h²) ---------------------------------
+    def _k(self, h):
+        """k(h) of the scaled law (:func:`~attnspec.freeprob.transforms.nu_inf_inverse_cauchy`
+        with α² → a, β² → b)."""
+        return nu_inf_inverse_cauchy(h, self._ka, self._kb, self.c)
 
-    def _symmetric_density(self, x):
-        """Density of the symmetrised law at real x (vectorised)."""
-        x = np.asarray(x, dtype=float)
-        g = physical_root(self._coeffs(x))
-        return np.maximum(-g.imag / np.pi, 0.0)
+    def _symmetric_density(self, xi):
+        """Density of the symmetrised scaled law at real ξ ≥ 0 (vectorised), exact form."""
+        h = _physical_root_scaled(xi, self._ka, self._kb, self.c)
+        return np.maximum(-h.imag / np.pi, 0.0)
 
-    def _find_edges(self):
-        """Edges in the singular-value variable: [0, e₁, e₂, …, e_max] (pieces pairwise)."""
-        a, B = self.noise_variance, self.beta ** 2
-        p = self.c * B
-        # K′(g) = 0 ⇔ a p² u³ + (Bp − p² − 2ap) u² + (2p + a + B) u − 1 = 0, u = g²
-        cubic = np.array([a * p * p, B * p - p * p - 2 * a * p, 2 * p + a + B, -1.0])
+    def _critical_values(self):
+        """Edge candidates |k(h)| at the real critical points h > 0, and the near-cusps:
+        Re k(h) at the complex critical points where |Im k| ≤ Re k/4 (the density is
+        analytic but varies on the scale |Im k| there; the CDF pieces are cut at them)."""
+        a, b, p = self._ka, self._kb, self._kp
+        cubic = np.array([a * p * p, b * p - p * p - 2 * a * p, 2 * p + a + b, -1.0])
         roots = np.roots(cubic)
-        u = roots.real[(np.abs(roots.imag) <= 1e-9 * np.abs(roots)) & (roots.real > 0)]
+        real = (np.abs(roots.imag) <= 1e-9 * np.abs(roots))
+        u = roots.real[real & (roots.real > 0)]
         u = polish(list(cubic), u, 3)
-        g = np.sqrt(u)
-        g = g[np.abs(1 - p * g * g) > 1e-12]
-        candidates = np.unique(np.abs(self._inverse_cauchy(g)))
-        if candidates.size == 1:  # one critical point: the outer edge, a single interval
-            return np.array([0.0, candidates[0]])
+        h = np.sqrt(u)
+        h = h[np.abs(1 - p * h * h) > 1e-12]
+        with np.errstate(all="ignore"):
+            values = np.abs(self._k(h))
+            near = self._k(np.sqrt(polish(list(cubic), roots[~real].astype(complex), 3)))
+        values = np.unique(values[np.isfinite(values) & (values > 0)])
+        near = np.abs(near.real[np.isfinite(near) & (np.abs(near.imag) <= 0.25 * np.abs(
+            near.real))])
+        return values, np.unique(near)
+
+    def _has_complex_root(self, xi):
+        """True where the quartic at ξ has a non-real pair (ξ inside the support; in a gap
+        or beyond the edge its four roots are real). Used at midpoints between critical
+        values, far from the edges: Ferrari decides when its roots are clearly real or
+        clearly not; the careful solver (with the η-ladder) decides the rest."""
+        a, b, c = self._ka, self._kb, self.c
+        p = c * b
+        one = np.ones_like(xi)
+        u = quartic_roots(one, -xi, (a + b * (1 - c)) * one, xi * p, -a * p * one)
+        # non-real part relative to the largest root (rounding is relative to it)
+        spread = np.max(np.abs(u.imag), axis=-1) / np.max(np.abs(u), axis=-1)
+        inside = spread > 1e-3
+        unclear = (spread > 1e-13) & ~inside           # decided by the careful solver
+        if unclear.any():
+            h = _physical_root_scaled(xi[unclear], a, b, c)
+            inside[unclear] = -h.imag > 1e-8 * np.abs(h)
+        return inside
+
+    def _find_intervals(self):
+        """Support intervals in t, with their left-edge kinds (see Notes)."""
+        s = self.s
+        if self.form == "marchenko-pastur":
+            return [(0.0, 4.0 * s, "hard")]
+        if self.form == "small-beta":
+            beta2 = self.beta * self.beta
+            score = ScoreProductLaw(self.c)
+            self._score_law = score
+            if self.c <= 1:
+                return [(0.0, beta2 * score._b, score._left_edge)]
+            w = 1.0 - 1.0 / self.c
+            self._noise_scale = self.noise_variance * w
+            top = 4.0 * self._noise_scale
+            if not top < 1e-3 * beta2 * score._a:
+                raise LawAccuracyError(
+                    f"c={self.c!r}: at beta={self.beta!r} the two pieces of the small-beta "
+                    "form overlap (c too close to 1 for this beta)")
+            return [(0.0, top, "hard"), (beta2 * score._a, beta2 * score._b, "soft")]
+        candidates, near_cusps = self._critical_values()
+        if candidates.size == 0:
+            raise LawAccuracyError(f"beta={self.beta!r}: no edge found for {self!r}")
         bounds = np.concatenate([[0.0], candidates])
         mids = 0.5 * (bounds[:-1] + bounds[1:])
-        g_mid = physical_root(self._coeffs(mids))
-        inside = -g_mid.imag > 1e-7 * np.abs(g_mid)
+        inside = self._has_complex_root(mids)
         edges = []
         for lo, hi, keep in zip(bounds[:-1], bounds[1:], inside):
             if not keep:
@@ -183,38 +311,65 @@ class AttentionLaw(SpectralLaw):
             else:
                 edges += [lo, hi]
         if not edges or edges[0] != 0.0:
-            raise RuntimeError(f"unexpected support structure for {self!r}: {bounds}")
-        return np.array(edges)
+            raise LawAccuracyError(
+                f"beta={self.beta!r}, c={self.c!r}: the support structure of {self!r} is "
+                f"not resolved (critical values {candidates})")
+        t = s * np.array(edges) ** 2
+        cuts = s * near_cusps ** 2
+        # the first piece is mapped as for an x^(-2/3) edge (x = t₁ sin⁶(θ/2)): the
+        # integrand is then analytic both for ~t^(-1/2) and, at small β and c ≈ 1, for the
+        # ~t^(-2/3) of β²·M that the noise turns into t^(-1/2) only very close to 0
+        pieces = []
+        for i in range(0, t.size, 2):
+            lo, hi = t[i], t[i + 1]
+            inner = cuts[(cuts > lo * (1 + 1e-9)) & (cuts < hi * (1 - 1e-9))]
+            points = [lo, *inner, hi]
+            kinds = ["hard-sin6" if i == 0 else "soft"] + ["inner"] * inner.size
+            pieces += list(zip(points[:-1], points[1:], kinds))
+        return pieces
 
     def _intervals(self):
-        t = self._edges_s ** 2
-        return [(t[i], t[i + 1], "hard" if i == 0 else "soft") for i in range(0, t.size, 2)]
+        return list(self._pieces_list)
 
     def _support(self):
-        return 0.0, float(self._edges_s[-1] ** 2)
+        return 0.0, float(self._pieces_list[-1][1])
 
-    def _pdf(self, x):
-        root = np.sqrt(x)
-        return self._symmetric_density(root) / root
+    def _pdf(self, t):
+        s = self.s
+        xi = np.sqrt(t / s)
+        if self.form == "marchenko-pastur":
+            return np.sqrt(np.maximum(4.0 - xi * xi, 0.0)) / (2 * np.pi * xi) / s
+        if self.form == "small-beta":
+            beta2 = self.beta * self.beta
+            out = np.zeros_like(t)
+            far = np.ones(t.shape, dtype=bool)
+            if self.c > 1:                  # w·MP(1, α²w) near 0, in units of v = α²w
+                v = self._noise_scale
+                far = t >= 4.0 * v
+                r = t[~far] / v
+                out[~far] = ((1.0 - 1.0 / self.c) * np.sqrt(np.maximum(4.0 - r, 0.0))
+                             / (2 * np.pi * np.sqrt(r)) / v)
+            out[far] = self._score_law._pdf(t[far] / beta2) / beta2
+            return out
+        return self._symmetric_density(xi) / xi / s
+
+    def _reference_moments(self):
+        return self.s, [1.0, 2.0 + self.c * self._kb ** 2]
 
     def _moment(self, k):
-        kappa = {2: self.s}
-
-        def cumulant(j):
-            if j % 2:
-                return 0.0
-            return kappa.get(j, self.c ** (j // 2 - 1) * self.beta ** j)
-        return free_cumulant_moments(cumulant, 2 * k)[2 * k]
+        # free cumulants in units of s (κ₂ = 1, κ_2j = c^{j−1} b^j): no overflow before the end
+        kappa = nu_inf_free_cumulants(2 * k, self.beta, self.c, unit=self.s)
+        scaled = free_cumulant_moments(kappa, 2 * k)[2 * k]
+        with np.errstate(over="ignore"):
+            return float(np.float64(scaled) * np.float64(self.s) ** k)
 
     def edges(self):
-        """All edges of the support in the squared variable, sorted: ``(0, …, right edge)``.
+        """All edges of the support in t, sorted: ``(0, …, right edge)`` (two per interval).
 
         Two values for a single interval; four when a gap splits the support.
         """
-        return tuple(float(e) for e in self._edges_s ** 2)
+        return tuple(e for interval in self.intervals() for e in interval)
 
     def mp_edge(self):
         """Right edge 4s = 4(e^{β²} − 1) of the Marchenko–Pastur surrogate (MATH.md §2)."""
         return 4.0 * self.s
-
-

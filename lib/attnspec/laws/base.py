@@ -22,15 +22,20 @@ and optionally
     the support intervals ``[(a, b, left_kind), ...]``, sorted, when there are gaps; the default
     is ``[(a, b, self._left_edge)]`` from ``_support()``. ``left_kind`` says how the density
     behaves at the left end ``a``: ``"soft"`` (vanishes like √(x − a)), ``"hard"`` (``a = 0``,
-    blows up like x^{-1/2}) or ``"hard23"`` (``a = 0``, like x^{-2/3}). Right ends are always
-    soft (square-root), as for every law in this package.
-``_cdf_intervals()``
-    the intervals on which the CDF series are built, by default ``_intervals()``; a law may
-    cut a support interval into consecutive pieces (``[(a, c, kind), (c, b, "soft")]``) so
-    that each piece's integrand has one scale. ``pdf`` and ``support`` still use
-    ``_intervals()``.
+    blows up like x^{-1/2}), ``"hard23"`` (``a = 0``, like x^{-2/3}), ``"hard-sin6"``
+    (``a = 0``, like x^{-1/2} at the end but possibly like x^{-2/3} over a range above it:
+    mapped as ``"hard23"``, where the CDF then grows like θ³) or ``"inner"`` (an ordinary
+    point, see below). Right ends are always soft (square-root), as for every law in this
+    package.
 ``_moment(k)``
     an exact k-th moment (return ``None`` to fall back to quadrature).
+``_reference_moments()``
+    ``(scale, [m_1/scale, m_2/scale², ...])``: exact moments the build checks by quadrature
+    (default: none). Call ``self._check_accuracy()`` at the end of ``__init__``.
+
+An interval may be cut into consecutive pieces (``left_kind = "inner"`` for a piece whose
+left end is an ordinary point of the density, the right end of the previous piece); the
+public ``SpectralLaw.intervals()`` merges them back into the support intervals.
 
 What the base class computes
 ----------------------------
@@ -39,12 +44,26 @@ angle ``θ ∈ [0, π]`` of ``x = a + (b − a) sin^{2m}(θ/2)`` (``m = 1`` for 
 edges, ``m = 3`` for ``x^{-2/3}``; for ``m = 1`` this is the singular-value variable
 ``√x = √b sin(θ/2)`` when ``a = 0``). With these edge behaviours the integrand
 ``ρ(x(θ)) x′(θ)`` is analytic on the closed interval, so its Chebyshev interpolant converges
-geometrically: the interpolant is built once per law (adaptively, 64 to 2048 points, until
-the trailing coefficients fall below 1e-14 of the largest), integrated exactly, and evaluated
-for ``cdf``. ``_cdf_error`` holds the tail estimate (typically ≤ 1e-14); ``_mass_error`` the
-computed total mass minus one (a check of the density itself). ``ppf`` inverts the same
-series by bracketed Newton in ``θ`` (vectorised); ``rvs`` is ``ppf`` of uniforms.
+geometrically: the interpolant is built once per law (adaptively, doubling from
+``_cheb_points[0]`` up to ``_cheb_points[1]`` points, default 64 to 2048, until the trailing
+coefficients fall below 1e-14 of the largest, or their sum below 1e-16 in mass; a law with
+``_max_pieces > 1`` cuts a piece that needs more in three, at the angles π/4 and 3π/4, so
+that features at very different scales, e.g. near a hard edge at small β, get geometrically
+graded pieces), integrated exactly, and evaluated for ``cdf``. ``_cdf_error`` holds the
+tail estimate (typically ≤ 1e-14); ``_mass_error`` the computed total mass minus one (a
+check of the density itself). ``ppf`` inverts the same series by bracketed Newton in ``θ``
+(vectorised); ``rvs`` is ``ppf`` of uniforms.
 Moments without a closed form use the same interpolants (Fejér quadrature).
+
+Accuracy contract: ``_check_accuracy`` (called when a law is built) computes the total mass
+and the reference moments by this quadrature and raises ``LawAccuracyError`` if the
+mass is off by more than ``MASS_TOL`` or a moment by more than ``MOMENT_TOL`` (relative), or if
+the Chebyshev tail estimate exceeds ``MASS_TOL``. So a law that exists meets them, and the
+clipping of ``cdf`` to ``[0, 1]`` only removes rounding below ``MASS_TOL``.
+
+Public methods check their inputs: ``x``/``q`` must be real numbers or arrays of them
+(``None``, strings and complex values raise a ``TypeError`` naming ``x`` or ``q``); ``size``
+of ``rvs`` must be ``None``, a non-negative integer or a tuple of them.
 """
 
 from __future__ import annotations
@@ -56,22 +75,40 @@ import numpy as np
 from numpy.polynomial import chebyshev as _cheb
 from scipy.fft import dct
 
-from .._validation import as_float_array, check_float, check_int, check_rng, scalar_or_array
+from .._validation import (as_float_array, check_float, check_int, check_rng, check_size,
+                           scalar_or_array)
 
-__all__ = ["SpectralLaw"]
+__all__ = ["SpectralLaw", "LawAccuracyError", "MASS_TOL", "MOMENT_TOL", "C_MIN", "C_MAX"]
 
-_KIND_POWER = {"soft": 1, "hard": 1, "hard34": 2, "hard23": 3}  # m of x = a + (b−a)sin^{2m}
-_CHEB_START, _CHEB_MAX, _CHEB_TOL = 64, 2048, 1e-14
+#: Documented domain of the aspect ratio c = ℓ/d_qk of AttentionLaw and ScoreProductLaw
+#: (with ``hermite.BETA_MAX`` for β): every law refuses c outside it with a ValueError.
+C_MIN, C_MAX = 0.01, 100.0
+
+_KIND_POWER = {"soft": 1, "hard": 1, "hard34": 2, "hard23": 3, "hard-sin6": 3, "inner": 1}
+_CHEB_TOL = 1e-14
+_CUT_ANGLES = (0.25 * np.pi, 0.75 * np.pi)  # a piece that does not converge is cut in three
+_ABS_TOL = 1e-16            # a piece whose tail estimate (in mass) is below this is done
+
+#: Largest allowed |total mass − 1| and Chebyshev tail estimate of a built law.
+MASS_TOL = 1e-10
+#: Largest allowed relative error of the reference moments, by quadrature, of a built law.
+MOMENT_TOL = 1e-9
+
+
+class LawAccuracyError(ValueError):
+    """A law cannot meet its stated accuracy at these parameters (the message names the
+    parameter that is out of reach). Raised when the law is built, never later."""
 
 
 class _Piece:
     """One support interval: the Chebyshev series of the CDF in the angle θ."""
 
-    def __init__(self, a, b, kind, pdf):
+    def __init__(self, a, b, kind, pdf, points=(64, 2048), trim=1e-17):
         if kind not in _KIND_POWER:
             raise ValueError(f"left_kind must be one of {sorted(_KIND_POWER)}; got {kind!r}")
         self.a, self.b, self.kind, self.m = float(a), float(b), kind, _KIND_POWER[kind]
-        n = _CHEB_START
+        n, max_points = points
+        self.converged = True
         while True:
             y = np.cos(np.pi * (np.arange(n) + 0.5) / n)          # Chebyshev points, 1st kind
             theta = 0.5 * np.pi * (1.0 + y)
@@ -80,12 +117,20 @@ class _Piece:
             coef[0] /= 2.0
             scale = np.max(np.abs(coef))
             tail = np.max(np.abs(coef[-max(4, n // 16):]))
-            if tail <= _CHEB_TOL * scale or n >= _CHEB_MAX:
+            if (tail <= _CHEB_TOL * scale or not np.isfinite(scale)
+                    or tail * n * np.pi / 32 <= _ABS_TOL):
+                break
+            if n >= max_points:
+                self.converged = False
                 break
             n *= 2
-        keep = np.nonzero(np.abs(coef) > 1e-17 * scale)[0]
-        coef = coef[: keep[-1] + 1] if keep.size else coef[:1]
-        self.error = float(np.sum(np.abs(coef[-max(4, n // 16):]))) * np.pi / 2
+        tail = float(np.sum(np.abs(coef[-max(4, n // 16):])))
+        keep = np.nonzero(np.abs(coef) > trim * scale)[0]
+        last = keep[-1] + 1 if keep.size else 1
+        dropped = float(np.sum(np.abs(coef[last:])))
+        coef = coef[:last]
+        # tail estimate of the series plus what the trimming dropped
+        self.error = (tail + dropped) * np.pi / 2
         self.nodes, self.values = theta, vals
         self.density = coef * (np.pi / 2)               # dF/dy with y = 2θ/π − 1
         self.cumulative = _cheb.chebint(self.density, lbnd=-1)
@@ -126,7 +171,8 @@ class _Piece:
             table[0], table[-1] = 0.0, self.mass
             self._table = grid, table
         grid, table = self._table
-        p_left = {"soft": 3.0, "hard": 1.0, "hard34": 1.0, "hard23": 2.0}[self.kind]
+        p_left = {"soft": 3.0, "hard": 1.0, "hard34": 1.0, "hard23": 2.0,
+                  "hard-sin6": 3.0, "inner": 2.0}[self.kind]
         right = q > 0.5 * self.mass
         power = np.where(right, 3.0, p_left)
 
@@ -141,20 +187,28 @@ class _Piece:
         with np.errstate(divide="ignore", invalid="ignore"):
             w = np.where(h_hi > h_lo, (target - h_lo) / (h_hi - h_lo), 0.5)
         y = lo + np.clip(w, 0.0, 1.0) * (hi - lo)
+        active = np.arange(y.size)          # only the points not yet converged iterate
         for _ in range(59):
-            c = _cheb.chebval(y, self.cumulative)
-            f = h(c) - target
-            lo, hi = np.where(f < 0, y, lo), np.where(f < 0, hi, y)
-            d = _cheb.chebval(y, self.density)
+            ya, la, ha = y[active], lo[active], hi[active]
+            ra, pa = right[active], power[active]
+            c = _cheb.chebval(ya, self.cumulative)
+            cc = np.clip(c, 0.0, self.mass)
+            f = np.where(ra, -(self.mass - cc) ** (1 / pa), cc ** (1 / pa)) - target[active]
+            la, ha = np.where(f < 0, ya, la), np.where(f < 0, ha, ya)
+            d = _cheb.chebval(ya, self.density)
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                dist = np.where(right, self.mass - c, c)
-                dh = d / power * np.abs(dist) ** (1 / power - 1)
-                y_new = y - f / dh
-            bad = ~((y_new >= lo) & (y_new <= hi)) | ~np.isfinite(y_new)
-            y_new = np.where(bad, 0.5 * (lo + hi), y_new)
-            done = (np.abs(y_new - y) <= 1e-14) | (f == 0) | (hi - lo <= 1e-15)
-            y = y_new
-            if done.all():
+                dist = np.where(ra, self.mass - c, c)
+                dh_dc = np.abs(dist) ** (1 / pa - 1) / pa
+                dh = d * dh_dc
+                y_new = ya - f / dh
+                # the rounding of the series (~1e-14 of the mass), seen through the transform
+                noise = 1e-14 * self.mass * dh_dc
+            bad = ~((y_new >= la) & (y_new <= ha)) | ~np.isfinite(y_new)
+            y_new = np.where(bad, 0.5 * (la + ha), y_new)
+            done = (np.abs(y_new - ya) <= 1e-14) | (np.abs(f) <= noise) | (ha - la <= 1e-15)
+            y[active], lo[active], hi[active] = y_new, la, ha
+            active = active[~done]
+            if active.size == 0:
                 break
         return self.x_of_theta(0.5 * np.pi * (1.0 + y))
 
@@ -168,133 +222,31 @@ class _Piece:
         return float(np.sum(coef[::2] * 2.0 / (1.0 - k ** 2.0)) * np.pi / 2)
 
 
-class SpectralLaw(abc.ABC):
-    """Base class of laws of squared singular values on [0, ∞) (see the module docstring).
+def _build_pieces(a, b, kind, pdf, points, max_pieces, trim):
+    """Chebyshev pieces covering [a, b]: one if it converges, else cut in three at x(π/4)
+    and x(3π/4) and recurse (graded geometrically towards both ends, where the density
+    varies fastest; a law puts a cut at each near-singular point of its density)."""
+    todo, done = [(a, b, kind)], []
+    while todo:
+        lo, hi, k = todo.pop()
+        piece = _Piece(lo, hi, k, pdf, points, trim)
+        if piece.converged or len(done) + len(todo) + 1 >= max_pieces:
+            done.append(piece)
+            continue
+        cuts = [float(piece.x_of_theta(angle)) for angle in _CUT_ANGLES]
+        if not lo < cuts[0] < cuts[1] < hi:
+            done.append(piece)
+            continue
+        todo += [(cuts[1], hi, "inner"), (cuts[0], cuts[1], "inner"), (lo, cuts[0], k)]
+    return sorted(done, key=lambda p: p.a)
 
-    Public methods follow scipy.stats' frozen distributions: inputs are converted with
-    ``asarray`` and promoted to float; a 0-d input gives a Python float; NaN gives NaN.
+
+class LawSummaries:
+    """Summaries every law object shares, from its ``moment`` and ``ppf`` (scipy's names).
+
+    A law defines ``moment(k)`` and a vectorised ``ppf(q)``; this gives it ``mean``, ``var``,
+    ``std``, ``median``, ``interval`` and ``rvs`` (inversion sampling).
     """
-
-    _atom = 0.0
-    _left_edge = "soft"
-
-    def __init__(self):
-        a, b = self._support()
-        self._a, self._b = float(a), float(b)
-        self._pieces_cache = None
-
-    # ----- hooks -------------------------------------------------------------------------
-    @abc.abstractmethod
-    def _params(self):
-        """Subclass hook."""
-
-    @abc.abstractmethod
-    def _support(self):
-        """Subclass hook."""
-
-    @abc.abstractmethod
-    def _pdf(self, x):
-        """Subclass hook."""
-
-    def _intervals(self):
-        return [(self._a, self._b, self._left_edge)]
-
-    def _cdf_intervals(self):
-        return self._intervals()
-
-    def _moment(self, k):
-        return None
-
-    # ----- internals ---------------------------------------------------------------------
-    @property
-    def _pieces(self):
-        if self._pieces_cache is None:
-            self._pieces_cache = [_Piece(a, b, kind, self._pdf)
-                                  for a, b, kind in self._cdf_intervals()]
-        return self._pieces_cache
-
-    @property
-    def _cdf_error(self):
-        return sum(p.error for p in self._pieces)
-
-    @property
-    def _mass_error(self):
-        return self._atom + sum(p.mass for p in self._pieces) - 1.0
-
-    def __repr__(self):
-        args = ", ".join(f"{k}={v!r}" for k, v in self._params().items())
-        return f"{type(self).__name__}({args})"
-
-    # ----- public API --------------------------------------------------------------------
-    def support(self):
-        """``(a, b)``: the support (``a = 0`` when there is an atom at 0)."""
-        return (0.0 if self._atom > 0 else self._a), self._b
-
-    @property
-    def atom(self):
-        """Mass of the atom at 0 (0.0 if there is none)."""
-        return float(self._atom)
-
-    def pdf(self, x):
-        """Density of the absolutely continuous part (0 outside the support and in gaps;
-        ``inf`` at a left edge at 0 where the density blows up)."""
-        x0 = as_float_array(x)
-        x = x0.reshape(-1)
-        out = np.zeros(x.shape)
-        inside = np.zeros(x.shape, dtype=bool)
-        for a, b, kind in self._intervals():
-            inside |= (x > a) & (x < b)
-            if kind != "soft":
-                out[x == a] = np.inf
-        if inside.any():
-            out[inside] = np.maximum(self._pdf(x[inside]), 0.0)
-        out[np.isnan(x)] = np.nan
-        return scalar_or_array(out.reshape(x0.shape), x0)
-
-    def cdf(self, x):
-        """Distribution function: 0 below the support, exactly 1 at and above its top."""
-        x0 = as_float_array(x)
-        x = x0.reshape(-1)
-        out = np.where(x >= 0, self._atom, 0.0)
-        for p in self._pieces:
-            out = out + np.where(x >= p.b, p.mass, 0.0)
-            inside = (x > p.a) & (x < p.b)
-            if inside.any():
-                out[inside] += p.cdf(x[inside])
-        out = np.clip(out, 0.0, 1.0)
-        out[x >= self._b] = 1.0
-        out[np.isnan(x)] = np.nan
-        return scalar_or_array(out.reshape(x0.shape), x0)
-
-    def ppf(self, q):
-        """Quantile ``inf{x : cdf(x) ≥ q}``; NaN for q outside [0, 1]; ppf(0), ppf(1) are
-        the edges of the support."""
-        q0 = as_float_array(q)
-        q = q0.reshape(-1)
-        out = np.full(q.shape, np.nan)
-        valid = (q >= 0) & (q <= 1)
-        lower, upper = self.support()
-        out[valid] = lower
-        start = self._atom
-        for p in self._pieces:
-            sel = valid & (q > start) & (q <= start + p.mass)
-            if sel.any():
-                out[sel] = p.ppf(q[sel] - start)
-            start += p.mass
-            out[valid & (q > start)] = p.b
-        out[q == 1] = upper
-        out[q == 0] = lower
-        return scalar_or_array(out.reshape(q0.shape), q0)
-
-    def moment(self, k):
-        """k-th raw moment E[x^k] (k a non-negative integer)."""
-        k = check_int("k", k, min=0)
-        if k == 0:
-            return 1.0
-        exact = self._moment(k)
-        if exact is not None:
-            return float(exact)
-        return float(sum(p.integrate(lambda x: x ** k) for p in self._pieces))
 
     def mean(self):
         """First moment."""
@@ -319,5 +271,196 @@ class SpectralLaw(abc.ABC):
 
     def rvs(self, size=None, rng=None):
         """Random draws by inversion, ``ppf(U)`` with ``U ~ Uniform(0, 1)`` from ``rng``."""
+        size = check_size(size)
         u = check_rng(rng).random(size)
         return self.ppf(u)
+
+
+class SpectralLaw(LawSummaries, abc.ABC):
+    """Base class of laws of squared singular values on [0, ∞) (see the module docstring).
+
+    Public methods follow scipy.stats' frozen distributions: inputs are converted with
+    ``asarray`` and promoted to float; a 0-d input gives a Python float; NaN gives NaN.
+    """
+
+    _atom = 0.0
+    _left_edge = "soft"
+    #: Chebyshev points per piece (first try, most), and pieces per interval (1: never cut);
+    #: trailing coefficients below ``_cheb_trim`` of the largest are dropped (cheaper cdf/ppf).
+    _cheb_points, _max_pieces, _cheb_trim = (64, 2048), 1, 1e-17
+
+    def __init__(self):
+        a, b = self._support()
+        self._a, self._b = float(a), float(b)
+        self._pieces_cache = None
+
+    # ----- hooks -------------------------------------------------------------------------
+    @abc.abstractmethod
+    def _params(self):
+        """Subclass hook."""
+
+    @abc.abstractmethod
+    def _support(self):
+        """Subclass hook."""
+
+    @abc.abstractmethod
+    def _pdf(self, x):
+        """Subclass hook."""
+
+    def _intervals(self):
+        return [(self._a, self._b, self._left_edge)]
+
+    def _moment(self, k):
+        return None
+
+    def _reference_moments(self):
+        return 1.0, []
+
+    # ----- internals ---------------------------------------------------------------------
+    @property
+    def _pieces(self):
+        if self._pieces_cache is None:
+            pieces = []
+            for a, b, kind in self._intervals():
+                pieces += _build_pieces(a, b, kind, self._pdf, self._cheb_points,
+                                        self._max_pieces, self._cheb_trim)
+            self._pieces_cache = pieces
+        return self._pieces_cache
+
+    @property
+    def _cdf_error(self):
+        return sum(p.error for p in self._pieces)
+
+    @property
+    def _mass_error(self):
+        return self._atom + sum(p.mass for p in self._pieces) - 1.0
+
+    def _check_accuracy(self, culprit="the parameters"):
+        """Build the CDF series and check mass and reference moments by quadrature.
+
+        Raises ``LawAccuracyError`` naming ``culprit`` (the parameter out of reach) when
+        ``|mass − 1| > MASS_TOL``, the tail estimate exceeds ``MASS_TOL``, or a reference
+        moment is off by more than ``MOMENT_TOL`` relative.
+        """
+        problems = []
+        mass_error, tail = self._mass_error, self._cdf_error
+        if not abs(mass_error) <= MASS_TOL:
+            problems.append(f"total mass off by {mass_error:.1e}")
+        if not tail <= MASS_TOL:
+            problems.append(f"CDF series tail {tail:.1e}")
+        scale, ratios = self._reference_moments()
+        for k, expected in enumerate(ratios, start=1):
+            got = sum(p.integrate(lambda x, k=k: (x / scale) ** k) for p in self._pieces)
+            if not abs(got - expected) <= MOMENT_TOL * abs(expected):
+                problems.append(f"moment {k} off by {got / expected - 1:.1e} (relative)")
+        if problems:
+            raise LawAccuracyError(
+                f"{self!r} cannot meet its stated accuracy (mass to {MASS_TOL:g}, moments to "
+                f"{MOMENT_TOL:g}): {'; '.join(problems)}; {culprit} is out of its reach")
+
+    def __repr__(self):
+        args = ", ".join(f"{k}={v!r}" for k, v in self._params().items())
+        return f"{type(self).__name__}({args})"
+
+    # ----- public API --------------------------------------------------------------------
+    def support(self):
+        """``(a, b)``: the hull of the support (``a = 0`` when there is an atom at 0); the
+        pieces are listed by ``intervals()``."""
+        return (0.0 if self._atom > 0 else self._a), self._b
+
+    def intervals(self):
+        """The intervals of the absolutely continuous part, sorted: ``((a₁, b₁), …)``.
+
+        One interval for a connected support; gaps lie between consecutive intervals (the
+        density is 0 there and the CDF constant). An atom at 0 is ``atom``.
+        """
+        merged = []
+        for a, b, _ in self._intervals():
+            if merged and merged[-1][1] == a:
+                merged[-1][1] = b
+            else:
+                merged.append([a, b])
+        return tuple((float(a), float(b)) for a, b in merged)
+
+    @property
+    def atom(self):
+        """Mass of the atom at 0 (0.0 if there is none)."""
+        return float(self._atom)
+
+    def pdf(self, x):
+        """Density of the absolutely continuous part (0 outside the support and in gaps;
+        ``inf`` at a left edge at 0 where the density blows up)."""
+        x0 = as_float_array(x, "x")
+        x = x0.reshape(-1)
+        out = np.zeros(x.shape)
+        inside = np.zeros(x.shape, dtype=bool)
+        cuts = []
+        for a, b, kind in self._intervals():
+            inside |= (x > a) & (x < b)
+            if kind == "inner":
+                cuts.append(a)
+            elif kind != "soft":
+                out[x == a] = np.inf
+        if cuts:
+            inside |= np.isin(x, cuts)
+        if inside.any():
+            out[inside] = np.maximum(self._pdf(x[inside]), 0.0)
+        out[np.isnan(x)] = np.nan
+        return scalar_or_array(out.reshape(x0.shape), x0)
+
+    def cdf(self, x):
+        """Distribution function: exactly 0 below the support, exactly 1 at and above its top.
+
+        Inside, the Chebyshev series of the pieces; the build check bounds its error by
+        ``MASS_TOL`` (see the module docstring), which is all the final clip to [0, 1] removes.
+        """
+        x0 = as_float_array(x, "x")
+        x = x0.reshape(-1)
+        out = np.where(x >= 0, self._atom, 0.0)
+        for p in self._pieces:
+            out = out + np.where(x >= p.b, p.mass, 0.0)
+            inside = (x > p.a) & (x < p.b)
+            if inside.any():
+                out[inside] += p.cdf(x[inside])
+        out = np.clip(out, 0.0, 1.0)
+        out[x >= self._b] = 1.0
+        out[np.isnan(x)] = np.nan
+        return scalar_or_array(out.reshape(x0.shape), x0)
+
+    def ppf(self, q):
+        """Quantile ``inf{x : cdf(x) ≥ q}``; NaN for q outside [0, 1]; ppf(0), ppf(1) are
+        the edges of the support."""
+        q0 = as_float_array(q, "q")
+        q = q0.reshape(-1)
+        out = np.full(q.shape, np.nan)
+        valid = (q >= 0) & (q <= 1)
+        lower, upper = self.support()
+        out[valid] = lower
+        start = self._atom
+        for p in self._pieces:
+            sel = valid & (q > start) & (q <= start + p.mass)
+            if sel.any():
+                out[sel] = p.ppf(q[sel] - start)
+            start += p.mass
+            out[valid & (q > start)] = p.b
+        out[q == 1] = upper
+        out[q == 0] = lower
+        return scalar_or_array(out.reshape(q0.shape), q0)
+
+    def moment(self, k):
+        """k-th raw moment E[x^k] (k a non-negative integer); a ``ValueError`` naming ``k``
+        if it exceeds the float range."""
+        k = check_int("k", k, min=0)
+        if k == 0:
+            return 1.0
+        try:
+            exact = self._moment(k)
+            value = (float(exact) if exact is not None
+                     else float(sum(p.integrate(lambda x: x ** k) for p in self._pieces)))
+        except OverflowError:
+            value = math.inf
+        if not math.isfinite(value):
+            raise ValueError(f"k={k}: the moment of order {k} of {self!r} exceeds the float "
+                             "range; use a smaller k")
+        return value
+

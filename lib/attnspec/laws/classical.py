@@ -11,9 +11,11 @@ import math
 
 import numpy as np
 
-from .._validation import as_float_array, check_float, check_int, check_rng, scalar_or_array
-from ..freeprob.roots import physical_root
-from .base import SpectralLaw
+from .._validation import (as_float_array, check_float, check_int, check_rng, check_size,
+                           scalar_or_array)
+from ..freeprob.roots import cubic_roots, polish
+from ..freeprob.transforms import mp_edges, mp_moment, score_product_edges
+from .base import C_MAX, C_MIN, SpectralLaw
 
 __all__ = ["MarchenkoPastur", "ScoreProductLaw", "Semicircle"]
 
@@ -26,7 +28,9 @@ class MarchenkoPastur(SpectralLaw):
     ratio : float, default 1.0
         λ = p/n > 0: rows over columns of the sampled X (the Gram matrix XXᵀ is p×p).
     scale : float, default 1.0
-        Variance σ² > 0 of the entries; the mean of the law.
+        Variance σ² ≥ 1e-300 of the entries; the mean of the law. The right edge
+        σ²(1 + √λ)² must be a finite float (else ValueError); moments beyond the float
+        range raise a ValueError naming ``k``.
 
     Notes
     -----
@@ -55,22 +59,30 @@ class MarchenkoPastur(SpectralLaw):
         self.scale = check_float("scale", scale, min=0, min_open=True)
         self._atom = max(0.0, 1.0 - 1.0 / self.ratio)
         self._left_edge = "hard" if self.ratio == 1.0 else "soft"
+        hi = mp_edges(self.ratio, self.scale)[1]
+        if not (math.isfinite(hi) and self.scale >= 1e-300):
+            raise ValueError(f"scale must be >= 1e-300 and keep the right edge "
+                             f"scale·(1 + √ratio)² finite; got ratio={self.ratio!r}, "
+                             f"scale={self.scale!r}")
         super().__init__()
+        self._check_accuracy(culprit=f"ratio={self.ratio!r}")
 
     def _params(self):
         return {"ratio": self.ratio, "scale": self.scale}
 
     def _support(self):
-        r = math.sqrt(self.ratio)
-        return self.scale * (1 - r) ** 2, self.scale * (1 + r) ** 2
+        return mp_edges(self.ratio, self.scale)
 
     def _pdf(self, x):
-        a, b = self._support()
-        return np.sqrt((b - x) * (x - a)) / (2 * np.pi * self.scale * self.ratio * x)
+        a, b = mp_edges(self.ratio)
+        u = x / self.scale                     # in units of the scale: no overflow
+        return np.sqrt((b - u) * (u - a)) / (2 * np.pi * self.ratio * u) / self.scale
 
     def _moment(self, k):
-        return self.scale ** k * sum(self.ratio ** r / (r + 1) * math.comb(k, r)
-                                     * math.comb(k - 1, r) for r in range(k))
+        return mp_moment(k, self.ratio, self.scale)
+
+    def _reference_moments(self):
+        return self.scale, [mp_moment(1, self.ratio), mp_moment(2, self.ratio)]
 
 
 class ScoreProductLaw(SpectralLaw):
@@ -79,7 +91,8 @@ class ScoreProductLaw(SpectralLaw):
     Parameters
     ----------
     c : float, default 1.0
-        c = ℓ/d_qk > 0 (Q, K ∈ ℝ^{ℓ×d_qk} with i.i.d. N(0, 1) entries).
+        c = ℓ/d_qk, ``C_MIN`` ≤ c ≤ ``C_MAX`` (0.01 to 100; Q, K ∈ ℝ^{ℓ×d_qk} with i.i.d.
+        N(0, 1) entries).
 
     Notes
     -----
@@ -106,30 +119,40 @@ class ScoreProductLaw(SpectralLaw):
     """
 
     def __init__(self, c=1.0):
-        self.c = check_float("c", c, min=0, min_open=True)
+        self.c = check_float("c", c, min=C_MIN, max=C_MAX)
         self._atom = max(0.0, 1.0 - 1.0 / self.c)
         self._left_edge = "hard" if self.c < 1 else ("hard23" if self.c == 1 else "soft")
         super().__init__()
+        self._check_accuracy(culprit=f"c={self.c!r}")
 
     def _params(self):
         return {"c": self.c}
 
-    def _edge(self, sign):
-        c = self.c
-        z = (-1 + sign * math.sqrt(1 + 8 * c)) / (4 * c)
-        return (1 + z) ** 2 * (1 + c * z) / z
-
     def _support(self):
-        return (self._edge(-1) if self.c > 1 else 0.0), self._edge(+1)
+        return score_product_edges(self.c)
 
     def _pdf(self, x):
-        c = self.c
-        g = physical_root((c * x * x, (1 - c) * x, -x, np.ones_like(x)))
-        return np.maximum(-g.imag / np.pi, 0.0)
+        # With G = 1/(v√x) the cubic becomes v³ − √x v² + (1 − c) v + c√x = 0: monic with
+        # O(1) coefficients for every x (in G they span x² to 1 and Cardano loses all digits
+        # as x → 0); the physical root is the one of most negative Im G (= largest Im v).
+        r = np.sqrt(x)
+        one = np.ones_like(r)
+        coeffs = (one, -r, (1 - self.c) * one, self.c * r)
+        roots = cubic_roots(*coeffs)
+        # the non-real pair is physical; choose by angle (Im v/|v|), not by Im G, which the
+        # rounding of a tiny real root would blow up
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pick = np.argmax(np.where(roots != 0, roots.imag / np.abs(roots), 0.0), axis=-1)
+        v = np.take_along_axis(roots, pick[..., None], axis=-1)[..., 0]
+        v = polish([np.asarray(a, dtype=complex) for a in coeffs], v, 3)
+        return np.maximum(-(1.0 / v).imag / (np.pi * r), 0.0)
 
     def _moment(self, k):
         return sum(math.comb(2 * k, k - 1 - j) * math.comb(k, j) * self.c ** j
                    for j in range(k)) / k
+
+    def _reference_moments(self):
+        return 1.0, [self._moment(1), self._moment(2)]
 
 
 class Semicircle:
@@ -184,7 +207,7 @@ class Semicircle:
 
     def ppf(self, q):
         """Quantile: solves θ − sin θ cos θ = πq (bisection then Newton); NaN outside [0, 1]."""
-        q = as_float_array(q)
+        q = as_float_array(q, "q")
         target = np.pi * np.clip(np.nan_to_num(q), 0.0, 1.0)
         lo, hi = np.zeros(q.shape), np.full(q.shape, np.pi)
         for _ in range(52):
@@ -225,4 +248,4 @@ class Semicircle:
 
     def rvs(self, size=None, rng=None):
         """Random draws by inversion from ``rng``."""
-        return self.ppf(check_rng(rng).random(size))
+        return self.ppf(check_rng(rng).random(check_size(size)))

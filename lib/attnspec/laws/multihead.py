@@ -312,10 +312,12 @@ class MultiHeadLaw(SpectralLaw):
         return self._pieces_list[0][0] * self._unit, self._pieces_list[-1][1] * self._unit
 
     def _intervals(self):
-        return [(a * self._unit, b * self._unit, kind) for a, b, kind in self._true_intervals]
-
-    def _cdf_intervals(self):
-        return [(a * self._unit, b * self._unit, kind) for a, b, kind in self._pieces_list]
+        # consecutive pieces of one support interval (cut near 0): "inner" left ends
+        out = []
+        for a, b, kind in self._pieces_list:
+            inner = bool(out) and out[-1][1] == a * self._unit
+            out.append((a * self._unit, b * self._unit, "inner" if inner else kind))
+        return out
 
     def _pdf(self, x):
         return self.density(x)

@@ -1,0 +1,110 @@
+"""Closed forms of the laws of MATH.md §2–§3: K(g) and the free cumulants of ν_∞, the
+Marchenko–Pastur edges and moments, the edges of the score-product law M.
+
+Each formula lives here once and is called by the laws (:mod:`attnspec.laws`) and the
+multi-head chains (:mod:`attnspec.freeprob.chains`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["nu_inf_inverse_cauchy", "nu_inf_free_cumulants", "mp_edges", "mp_moment",
+           "score_product_edges"]
+
+
+def nu_inf_inverse_cauchy(g, alpha2, beta2, c, derivative=False):
+    r"""K(g) of the symmetrised ν_∞ (MATH.md §3), and optionally K′(g).
+
+    .. math:: K(g) = \frac1g + α^2 g + \frac{β^2 g}{1 - cβ^2 g^2}
+                   = \frac{1 + β^2(1 - c) g^2}{g(1 - cβ^2 g^2)} + α^2 g,
+
+    evaluated in the second form, which has no cancellation of 1/g against
+    β²g/(1 − cβ²g²) at large ``abs(g)`` when c ≈ 1. ``alpha2``, ``beta2`` may be the scaled
+    a = α²/s, b = β²/s of :class:`attnspec.AttentionLaw` (then g is √s times G).
+
+    Parameters
+    ----------
+    g : complex or numpy.ndarray
+    alpha2, beta2, c : float
+        α² (noise variance), β², and the aspect ratio c.
+    derivative : bool, default False
+        Also return K′(g).
+
+    Returns
+    -------
+    K or (K, K′)
+
+    Examples
+    --------
+    >>> round(nu_inf_inverse_cauchy(0.5, 0.25, 1.0, 1.0), 12)   # 2 + 0.125 + 0.5/0.75
+    2.791666666667
+    """
+    g2 = g * g
+    den = g * (1.0 - c * beta2 * g2)
+    num = 1.0 + beta2 * (1.0 - c) * g2
+    value = num / den + alpha2 * g
+    if not derivative:
+        return value
+    slope = (2 * beta2 * (1.0 - c) * g * den - num * (1.0 - 3 * c * beta2 * g2)) / (
+        den * den) + alpha2
+    return value, slope
+
+
+def nu_inf_free_cumulants(n, beta, c, *, unit=1.0):
+    r"""Free cumulants κ_1..κ_n of the symmetrised ν_∞ (MATH.md §3), in units of ``unit``.
+
+    κ₂ = s = e^{β²} − 1, κ_{2j} = c^{j−1} β^{2j} (j ≥ 2), odd cumulants 0; returned as
+    κ_{2j}/unit^j (``unit = s`` gives the scaled law of κ₂ = 1, without overflow).
+
+    Examples
+    --------
+    >>> float(nu_inf_free_cumulants(6, 1.0, 2.0, unit=1.0)[3])   # κ₄ = cβ⁴
+    2.0
+    """
+    beta2 = beta * beta
+    kappa = np.zeros(n)
+    for k in range(2, n + 1, 2):
+        j = k // 2
+        kappa[k - 1] = (math.expm1(beta2) / unit if j == 1
+                        else c ** (j - 1) * (beta2 / unit) ** j)
+    return kappa
+
+
+def mp_edges(ratio, scale=1.0):
+    """Edges ``(σ²(1 − √λ)², σ²(1 + √λ)²)`` of the Marchenko–Pastur law MP(λ, σ²) (§2).
+
+    >>> mp_edges(1.0, 2.0)
+    (0.0, 8.0)
+    """
+    r = math.sqrt(ratio)
+    return scale * (1 - r) ** 2, scale * (1 + r) ** 2
+
+
+def mp_moment(k, ratio, scale=1.0):
+    r"""k-th moment of MP(λ, σ²): :math:`σ^{2k}\sum_{r<k} \frac{λ^r}{r+1}\binom{k}{r}
+    \binom{k-1}{r}` (Narayana polynomials); ``inf`` beyond the float range.
+
+    >>> [mp_moment(k, 1.0) for k in range(5)]
+    [1.0, 1.0, 2.0, 5.0, 14.0]
+    """
+    if k == 0:
+        return 1.0
+    total = sum(ratio ** r / (r + 1) * math.comb(k, r) * math.comb(k - 1, r) for r in range(k))
+    with np.errstate(over="ignore"):
+        return float(np.float64(scale) ** k * total)
+
+
+def score_product_edges(c):
+    r"""Edges of the law of M = WWᵀ/ℓ (MATH.md §3): ``(x(z₋) if c > 1 else 0, x(z₊))`` with
+    x(z) = (1 + z)²(1 + cz)/z and z± = (−1 ± √(1 + 8c))/(4c); the right edge is e_M(c).
+
+    >>> score_product_edges(1.0)
+    (0.0, 6.75)
+    """
+    def x_of(sign):
+        z = (-1 + sign * math.sqrt(1 + 8 * c)) / (4 * c)
+        return (1 + z) ** 2 * (1 + c * z) / z
+    return (x_of(-1) if c > 1 else 0.0), x_of(+1)
