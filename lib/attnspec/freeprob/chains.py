@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..hermite import noise_variance, total_variance
-from ..laws.attention import free_cumulant_moments
+from .series import free_cumulant_moments
 
 __all__ = ["Chain", "Jet", "Point"]
 
@@ -401,7 +401,7 @@ def _reverse(f, n):
 
 
 def moments_from_cumulants(kappa, n):
-    """Moments m_1..m_n from free cumulants κ_1..κ_n (array form of laws.free_cumulant_moments)."""
+    """Moments m_1..m_n from free cumulants κ_1..κ_n (array form of series.free_cumulant_moments)."""
     return np.array(free_cumulant_moments(lambda j: kappa[j - 1], n)[1:])
 
 
