@@ -15,7 +15,7 @@ def test_cli_rerun_refuses_before_starting_a_kernel(monkeypatch, capsys):
     status = cli.main(["rerun", "01", "beta=-1"])
     err = capsys.readouterr().err
     assert status == 2
-    assert "beta must be a finite number > 0 and <= 5; got beta=-1.0" in err
+    assert "beta must be a finite number >= 0.01 and <= 5; got beta=-1.0" in err
     assert "Its parameters are:" in err
 
 

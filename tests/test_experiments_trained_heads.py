@@ -44,11 +44,16 @@ def test_shared_mean_direction_lowers_the_initialisation_beta():
 
 
 def test_law_out_of_reach_is_nan_not_an_error():
+    """Outside AttentionLaw's domain (c > 100, or β > 26) the distance is NaN, not an error;
+    β = 20 is inside it now and gives a number (KS ≈ 1: the law sits at scale e^400)."""
     values = attnspec.squared_singular_values(
         attnspec.centered(attnspec.softmax_attention(64, 32, 1.0, rng=0)))
+    ks_nu, ks_mp = trained_heads.law_distances(values, 1.0, 200.0)
+    assert math.isnan(ks_nu) and 0 < ks_mp < 1
+    ks_nu, ks_mp = trained_heads.law_distances(values, 30.0, 2.0)
+    assert math.isnan(ks_nu) and math.isnan(ks_mp)
     ks_nu, ks_mp = trained_heads.law_distances(values, 20.0, 2.0)
-    assert math.isnan(ks_nu)
-    assert ks_mp > 0.99   # MP at scale e^400 - 1 lies far above every value
+    assert ks_nu > 0.99 and ks_mp > 0.99   # both laws at scale e^400 - 1, far above every value
     near, _ = trained_heads.law_distances(values, 1.0, 2.0)
     assert 0 < near < 0.3
 

@@ -30,7 +30,7 @@ import math
 import numpy as np
 
 from .._validation import ParameterError, check_float, check_int, check_rng
-from ..hermite import noise_variance
+from ..hermite import noise_variance, total_variance
 from ..laws.attention import AttentionLaw
 from ..laws.classical import MarchenkoPastur
 from ..laws.multihead import MultiHeadLaw
@@ -81,14 +81,17 @@ def law_distances(values, beta, c):
     """KS distances of squared singular values to ν∞(β, c) and to MP(1, e^{β²} − 1).
 
     Returns ``(ks_nu, ks_mp)``; an entry is NaN where that law cannot be built at (β, c)
-    (the "law out of reach" of chapter 10: :class:`attnspec.AttentionLaw` refuses or fails
-    for very large β; MP is evaluated as MP(1, 1) at x/s, exact for every β ≤ 26).
+    (the "law out of reach" of chapter 10: :class:`attnspec.AttentionLaw` refuses β > 26 or
+    c outside [0.01, 100]; MP is evaluated as MP(1, 1) at x/s, exact for every β ≤ 26).
     """
     try:
         ks_nu = ks_distance(values, AttentionLaw(beta, c))
     except _LAW_FAILURES:
         ks_nu = math.nan
-    scale = math.expm1(beta ** 2) if beta < 26.5 else math.inf
+    try:
+        scale = total_variance(beta)
+    except ValueError:   # beyond BETA_MAX: s is not a float64
+        scale = math.inf
     if math.isfinite(scale):   # MP(1, s) is MP(1, 1) stretched by s: no overflow at huge s
         unit = MarchenkoPastur(1.0, 1.0)
         ks_mp = ks_distance(values, lambda x: unit.cdf(np.asarray(x) / scale))
