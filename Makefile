@@ -19,12 +19,20 @@ BUILD := _build
 CHAPTER ?=
 PARAMS ?=
 
-.PHONY: help setup models book test unit notebooks rerun baseline student bench lock clean
+CHROME ?=
+URL ?=
+
+.PHONY: help setup models book test unit notebooks rerun baseline student bench lock clean pdf \
+	handout normalize repository
 
 help:
 	@sed -n 's/^#   //p' Makefile
 	@echo "  make baseline CHAPTER=03   re-record a chapter's checked outputs (nbval baseline)"
 	@echo "  make student               build the student edition (solutions removed)"
+	@echo "  make pdf                   the whole book as one PDF (_build/pdf/attnspec.pdf; needs make book)"
+	@echo "  make handout               zip for students: notebooks, library wheel, README (_build/handout/)"
+	@echo "  make normalize             install cell, A4 links and 88-char code lines in every chapter"
+	@echo "  make repository URL=...    set the repository address everywhere it appears"
 	@echo "  make bench                 speed and memory ratios (benchmarks/)"
 	@echo "  make lock                  rewrite environment.yml from requirements.txt"
 	@echo "  make models                fetch the all-MiniLM-L6-v2 weights once (chapter 10)"
@@ -87,3 +95,16 @@ clean:
 
 student: setup
 	$(PY) tools/build_student.py
+
+pdf: setup
+	$(PY) tools/build_pdf.py $(if $(CHROME),--chrome "$(CHROME)")
+
+handout: setup
+	$(PY) tools/build_handout.py
+
+normalize: setup
+	$(PY) tools/normalize_chapters.py
+
+repository: setup
+	@test -n "$(URL)" || { echo "usage: make repository URL=https://github.com/OWNER/NAME"; exit 2; }
+	$(PY) tools/set_repository.py $(URL)

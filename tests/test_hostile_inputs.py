@@ -1,12 +1,14 @@
 """Hostile inputs of issue 11 (items 4 and 10): refused up front, by name, never inf/NaN."""
 
 import re
+import warnings
 
 import numpy as np
 import pytest
 
 import attnspec
 from attnspec._validation import BETA_MAX
+from helpers import load_tool
 from attnspec.book.chapters import ParameterError, parse_assignments
 
 SAMPLERS = {
@@ -90,3 +92,14 @@ def test_a_parameter_given_twice_is_refused():
     """`attnspec rerun 03 ell=200 ell=300` used to keep 300 silently."""
     with pytest.raises(ParameterError, match="parameter ell is given twice"):
         parse_assignments("03_single_head_theorem", ["ell=200", "ell=300"])
+
+
+def test_hostile_catalogue_has_no_silent_or_foreign_outcome():
+    """tools/hostile_inputs.py (quick library catalogue): every call is refused by name or
+    correct by its own check; none silent (inf/NaN/wrong), none foreign (unnamed error)."""
+    module = load_tool("hostile_inputs")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # quadrature warnings of the oracle, not failures
+        counts, bad = module.run(quick=True, cli=False)
+    assert counts["refused"] > 0 and counts["correct"] > 0
+    assert bad == []

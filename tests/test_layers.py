@@ -7,8 +7,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
 LIB = ROOT / "lib"
 LINT = Path(sys.executable).with_name("lint-imports")
@@ -29,19 +27,27 @@ def test_layer_contract_and_acyclicity_are_kept():
     assert "2 kept, 0 broken" in done.stdout
 
 
-@pytest.mark.parametrize("module, line", [
-    ("spectra.py", "from attnspec.sampling.softmax import centered  # upward\n"),
-    ("sampling/ensembles.py", "from attnspec.freeprob import roots  # sibling\n"),
-    ("newmodule.py", "import numpy\n"),
-], ids=["upward-import", "independent-siblings", "unplaced-module"])
-def test_the_contract_catches_a_violation(tmp_path, module, line):
-    """The same check fails on a copy of the library with one offending import or module."""
+VIOLATIONS = {  # module -> offending line; each breaks the contract in its own way
+    "spectra.py": "from attnspec.sampling.softmax import centered  # upward import\n",
+    "sampling/ensembles.py": "from attnspec.freeprob import roots  # independent siblings\n",
+    "newmodule.py": "import numpy  # a module no layer declares\n",
+}
+
+
+def test_the_contract_catches_violations(tmp_path):
+    """The same check fails on a copy of the library with an upward import, an import between
+    independent siblings and an undeclared module, and names each of them."""
     shutil.copytree(LIB / "attnspec", tmp_path / "attnspec",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    target = tmp_path / "attnspec" / module
-    target.write_text((target.read_text() if target.exists() else "") + line)
+    for module, line in VIOLATIONS.items():
+        target = tmp_path / "attnspec" / module
+        target.write_text((target.read_text() if target.exists() else "") + line)
     done = run_lint(tmp_path)
-    assert done.returncode != 0 and "BROKEN" in done.stdout, done.stdout + done.stderr
+    report = " ".join((done.stdout + done.stderr).split())
+    assert done.returncode != 0 and "BROKEN" in report, report
+    assert "attnspec.spectra -> attnspec.sampling.softmax" in report, report
+    assert "attnspec.sampling.ensembles -> attnspec.freeprob.roots" in report, report
+    assert "newmodule" in report, report
 
 
 def test_no_private_name_is_imported_across_modules():

@@ -11,7 +11,8 @@ import numpy as np
 __all__ = ["book_style", "spectrum_histogram", "sorted_spectrum", "law_curve", "COLORS",
            "histogram_over_sorted", "heat_map", "threshold_scale_lines", "phase_diagram",
            "SCALE_STYLES", "edge_approximations_plot", "curve_color", "heads_on_phase_diagram",
-           "beta_by_layer", "ladder_strips", "layer_profile", "normalised_spectra"]
+           "beta_by_layer", "ladder_strips", "layer_profile", "normalised_spectra",
+           "ks_against_ell"]
 
 #: One colour per role, used consistently across the book.
 COLORS = {
@@ -496,3 +497,34 @@ def normalised_spectra(ax, values, random, law, law_mean, *, bins=50, upper=None
                 label="MultiHeadLaw (unit mean)")
     ax.set_xlabel("squared singular value / mean")
     ax.set_ylabel("density")
+
+
+def ks_against_ell(ax, rows, series, *, markers="osD^v<>"):
+    """KS distance against ℓ on log–log axes, one line per entry of ``series``.
+
+    ``rows`` are the rows of :func:`attnspec.relaxation_study`; ``series`` maps a key of
+    ``row["ks"]`` to ``(label, color, linestyle)``. Points where a distance is NaN (a law out
+    of reach) are left out.
+    """
+    ells = np.array([row["ell"] for row in rows], dtype=float)
+    shown = []
+    for k, (key, (label, color, ls)) in enumerate(series.items()):
+        values = np.array([row["ks"][key] for row in rows], dtype=float)
+        keep = np.isfinite(values) & (values > 0)
+        shown.extend(values[keep])
+        ax.plot(ells[keep], values[keep], marker=markers[k % len(markers)], color=color,
+                ls=ls, lw=1.5, label=label)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xticks(ells)
+    ax.set_xticklabels([f"{e:g}" for e in ells])
+    ax.minorticks_off()
+    if shown:   # readable ticks 1, 2, 5 × 10^k inside the range of the data
+        low, high = min(shown) / 1.3, max(shown) * 1.3
+        ticks = [m * 10.0 ** e for e in range(-5, 1) for m in (1, 2, 5)
+                 if low <= m * 10.0 ** e <= high]
+        ax.set_yticks(ticks)
+        ax.set_yticklabels([f"{t:g}" for t in ticks])
+    ax.set_xlabel(r"tokens $\ell$")
+    ax.set_ylabel("Kolmogorov–Smirnov distance")
+    return ax

@@ -132,6 +132,29 @@ CHAPTERS = {
         },
         quick={"ell": 64, "d": 128, "draws": 2},
     ),
+    # --- 09_realistic_random_attention ---
+    "09_realistic_random_attention": ChapterSpec(
+        parameters={
+            "ells": IntList(16, 4000, max_len=6,
+                            help="sizes ℓ of the causal-mask and correlated-token studies"),
+            "head_ells": IntList(16, 4000, max_len=6,
+                                 help="sizes ℓ of the head-width study (c = ℓ/d_h)"),
+            "d_h": Int(1, 1024, help="head width d_h of the head-width study"),
+            "beta": Float(0.01, 3, help="inverse temperature β"),
+            "gamma": Float(1, 16, help="tokens per embedding width ℓ/d of the token studies"),
+            "shared": Float(0, 0.95, help="weight ρ of the shared mean direction of the tokens"),
+            "draws": Int(1, 20, help="coupled draws pooled per size"),
+            "drop_top": Int(0, 3, help="largest values removed from every bulk statistic"),
+            "cells": Int(8, 150, help="grid cells per axis of the vector Dyson solver"),
+            "passage": Choice(PASSAGE_NAMES, help="passage whose all-MiniLM-L6-v2 token "
+                              "embeddings feed the embedding study"),
+            "embedding_ells": IntList(16, 512, max_len=6, help="sizes ℓ of the embedding "
+                                      "study (first ℓ tokens; cut at the passage's length)"),
+            "seed": SEED,
+        },
+        quick={"ells": [64, 128], "head_ells": [64, 128], "d_h": 16, "draws": 1,
+               "cells": 24, "passage": "abstract2", "embedding_ells": [32, 64]},
+    ),
     # --- 10_trained_transformer ---
     "10_trained_transformer": ChapterSpec(
         parameters={

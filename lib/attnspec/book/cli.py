@@ -28,6 +28,7 @@ def _rerun(args):
               "stopped.", file=sys.stderr)
         return 128 + exc.signum
     print(path)
+    print(f"{path.with_suffix('.html')}   (open in a browser: figures and glued numbers)")
     return 0
 
 

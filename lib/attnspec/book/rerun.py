@@ -17,7 +17,9 @@ import threading
 from pathlib import Path
 
 from attnspec.book.chapters import CHAPTERS, check_values
+from attnspec.book.kernel import IPCKernelManager
 from attnspec.book.parameters import ParameterError
+from attnspec.book.report import write_report
 
 __all__ = ["find_book_root", "resolve_chapter", "rerun_chapter", "output_name",
            "RerunInterrupted"]
@@ -134,7 +136,8 @@ def rerun_chapter(chapter, values=None, *, book_root=None, output_dir=None, quic
         with _stop_signals(_raise_interrupted):
             papermill.execute_notebook(str(path), str(partial), parameters=checked,
                                        cwd=str(path.parent), kernel_name="python3",
-                                       progress_bar=progress_bar, log_output=False)
+                                       progress_bar=progress_bar, log_output=False,
+                                       kernel_manager_class=IPCKernelManager)
             os.replace(partial, final)
     except BaseException as exc:
         with _stop_signals(signal.SIG_IGN):   # a second signal must not cut the clean-up short
@@ -144,6 +147,7 @@ def rerun_chapter(chapter, values=None, *, book_root=None, output_dir=None, quic
         if isinstance(exc, KeyboardInterrupt):
             raise RerunInterrupted(signal.SIGINT) from None
         raise
+    write_report(final, book_root=root, parameters=checked)   # the page: final + ".html"
     return final
 
 

@@ -26,7 +26,7 @@ def coupled_spectra(ell, d_qk, beta, rng=None):
     d_qk : int
         Query/key width d_qk ≥ 1 (c = ℓ/d_qk).
     beta : float
-        Inverse temperature β > 0.
+        Inverse temperature 0 < β ≤ 26.
     rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
         Source of randomness. One seed is drawn from it and reused for the three matrices,
         so they share the same Q and K (and the two linear models the same Z).

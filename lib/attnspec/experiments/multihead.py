@@ -196,7 +196,7 @@ def compare_head_counts(ell, d, heads_list, beta, *, draws=2, equivalent=True, r
         Head counts H, each with the standard allocation d_h = d_v = d/H (rounded,
         :func:`standard_widths`, so any H ≤ d works).
     beta : float
-        Inverse temperature β > 0.
+        Inverse temperature 0 < β ≤ 26.
     draws : int
         Independent draws per head count (≥ 2 for standard errors).
     equivalent : bool

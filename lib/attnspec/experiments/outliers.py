@@ -35,7 +35,7 @@ def spectrum_distances(ell, beta, rng=None, *, c=1.0, draws=1):
     ell : int
         Tokens ℓ ≥ 2.
     beta : float
-        Inverse temperature β > 0.
+        Inverse temperature 0 < β ≤ 26.
     rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
         Source of randomness; the draws are taken one after the other from it.
     c : float
@@ -143,7 +143,7 @@ def outlier_study(ell, beta, rng=None, *, c=1.0):
     ell : int
         Tokens ℓ ≥ 2.
     beta : float
-        Inverse temperature β > 0.
+        Inverse temperature 0 < β ≤ 26.
     rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
         Source of randomness.
     c : float

@@ -275,7 +275,42 @@ def _build_pieces(a, b, kind, pdf, points, max_pieces, trim):
     return sorted(done, key=lambda p: p.a)
 
 
-class SpectralLaw(abc.ABC):
+class LawSummaries:
+    """Summaries every law object shares, from its ``moment`` and ``ppf`` (scipy's names).
+
+    A law defines ``moment(k)`` and a vectorised ``ppf(q)``; this gives it ``mean``, ``var``,
+    ``std``, ``median``, ``interval`` and ``rvs`` (inversion sampling).
+    """
+
+    def mean(self):
+        """First moment."""
+        return self.moment(1)
+
+    def var(self):
+        """Variance."""
+        return self.moment(2) - self.moment(1) ** 2
+
+    def std(self):
+        """Standard deviation."""
+        return math.sqrt(self.var())
+
+    def median(self):
+        """``ppf(0.5)``."""
+        return self.ppf(0.5)
+
+    def interval(self, confidence):
+        """Equal-tailed interval ``(ppf((1 − confidence)/2), ppf((1 + confidence)/2))``."""
+        confidence = check_float("confidence", confidence, min=0, max=1)
+        return self.ppf(0.5 - confidence / 2), self.ppf(0.5 + confidence / 2)
+
+    def rvs(self, size=None, rng=None):
+        """Random draws by inversion, ``ppf(U)`` with ``U ~ Uniform(0, 1)`` from ``rng``."""
+        size = check_size(size)
+        u = check_rng(rng).random(size)
+        return self.ppf(u)
+
+
+class SpectralLaw(LawSummaries, abc.ABC):
     """Base class of laws of squared singular values on [0, ∞) (see the module docstring).
 
     Public methods follow scipy.stats' frozen distributions: inputs are converted with
@@ -463,29 +498,3 @@ class SpectralLaw(abc.ABC):
                              "range; use a smaller k")
         return value
 
-    def mean(self):
-        """First moment."""
-        return self.moment(1)
-
-    def var(self):
-        """Variance."""
-        return self.moment(2) - self.moment(1) ** 2
-
-    def std(self):
-        """Standard deviation."""
-        return math.sqrt(self.var())
-
-    def median(self):
-        """``ppf(0.5)``."""
-        return self.ppf(0.5)
-
-    def interval(self, confidence):
-        """Equal-tailed interval ``(ppf((1 − confidence)/2), ppf((1 + confidence)/2))``."""
-        confidence = check_float("confidence", confidence, min=0, max=1)
-        return self.ppf(0.5 - confidence / 2), self.ppf(0.5 + confidence / 2)
-
-    def rvs(self, size=None, rng=None):
-        """Random draws by inversion, ``ppf(U)`` with ``U ~ Uniform(0, 1)`` from ``rng``."""
-        size = check_size(size)
-        u = check_rng(rng).random(size)
-        return self.ppf(u)

@@ -38,7 +38,7 @@ def linear_equivalent(ell, d_qk, beta, rng=None):
     d_qk : int
         Query/key width d_qk ≥ 1 (c = ℓ/d_qk).
     beta : float
-        Inverse temperature β > 0 (finite).
+        Inverse temperature 0 < β ≤ 26 (e^{β²} must be a finite float).
     rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
         Source of randomness. Q and K are drawn first, exactly as in
         :func:`attnspec.softmax_attention`, so the same seed couples the two models
@@ -84,8 +84,9 @@ def stepwise_chain(ell, d_qk, beta, rng=None, *, degree=3):
     d_qk : int
         Query/key width d_qk ≥ 1.
     beta : float
-        Inverse temperature β > 0 (finite). ``Y`` and ``Y_f`` use e^{βS} without the softmax
-        normalisation and overflow once β·max S ≳ 700 (far outside the regime of §4).
+        Inverse temperature 0 < β ≤ 26 (e^{β²} must be a finite float). ``Y`` and ``Y_f``
+        use e^{βS} without the softmax normalisation and overflow once β·max S ≳ 700 (far
+        outside the regime of §4).
     rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
         Source of randomness. Q, K are drawn first (as in :func:`attnspec.softmax_attention`,
         so ``chain["softmax"]`` equals ``centered(softmax_attention(...))`` for the same
@@ -163,7 +164,7 @@ def mp_surrogate(ell, beta, rng=None):
     ell : int
         Size ℓ ≥ 2.
     beta : float
-        Inverse temperature β > 0 (finite).
+        Inverse temperature 0 < β ≤ 26 (e^{β²} must be a finite float).
     rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
         Source of randomness.
 
@@ -198,7 +199,7 @@ def linear_model_with_noise(ell, d_qk, beta, noise_var, rng=None):
     d_qk : int
         Query/key width d_qk ≥ 1.
     beta : float
-        Inverse temperature β > 0.
+        Inverse temperature 0 < β ≤ 26.
     noise_var : float
         Noise variance ≥ 0. The Gaussian equivalence needs α² = e^{β²} − 1 − β²
         (:func:`attnspec.noise_variance`); e^{β²} − 1 is the classic mistake (MATH.md §2).

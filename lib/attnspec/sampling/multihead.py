@@ -89,7 +89,7 @@ def multihead_output(ell, d, heads, beta, tie="none", d_head=None, d_value=None,
     heads : int
         Number of heads H ≥ 1.
     beta : float
-        Inverse temperature β > 0 (finite).
+        Inverse temperature 0 < β ≤ 26 (e^{β²} must be a finite float).
     tie : str
         Weight tie, one of :data:`attnspec.TIES` (table below).
     d_head, d_value : int, optional

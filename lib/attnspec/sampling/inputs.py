@@ -1,0 +1,173 @@
+r"""Token inputs beyond orthonormal rows, and the linear model for given scores (chapter 9).
+
+The theorem assumes X Xᵀ = I_ℓ (so ℓ ≤ d). Real inputs are neither orthonormal nor fewer
+than the width: :func:`attnspec.gaussian_tokens` samples unit-norm rows that are i.i.d. Gaussian
+directions (ℓ may exceed d) or share a mean direction u, as LayerNorm-ed embeddings of
+trained models do:
+
+.. math:: x_i = \frac{\sqrt{ρ}\, u + \sqrt{1 - ρ}\, g_i/\sqrt{d}}
+                     {\lvert \sqrt{ρ}\, u + \sqrt{1 - ρ}\, g_i/\sqrt{d} \rvert},
+          \qquad g_i \sim N(0, I_d),
+
+so that x_i·x_j ≈ ρ for i ≠ j. :func:`attnspec.scores_linear_model` is the Gaussian-equivalent
+linear model (αZ + βS)/√ℓ of MATH.md §2 built on given scores S, to test whether the
+equivalence survives such inputs.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._validation import ParameterTypeError, check_float, check_int, check_memory, check_rng
+from ..hermite import hermite_he, noise_variance, truncated_noise_variance
+
+__all__ = ["gaussian_tokens", "scores_linear_model", "reweighted_linear_model"]
+
+
+def gaussian_tokens(ell, d, rng=None, *, shared=0.0):
+    r"""Sample ℓ unit-norm token vectors in ℝ^d, optionally with a shared mean direction.
+
+    Parameters
+    ----------
+    ell : int
+        Number of tokens ℓ ≥ 2 (any size; ℓ > d is allowed).
+    d : int
+        Embedding width d ≥ 1.
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        Source of randomness (u first, then the g_i).
+    shared : float
+        ρ ∈ [0, 1): weight of the shared unit direction u (uniform on the sphere). ρ = 0
+        gives i.i.d. uniformly random directions; for ρ > 0 the mean cosine between two
+        tokens tends to ρ as d grows.
+
+    Returns
+    -------
+    numpy.ndarray
+        ℓ×d float64 array with unit rows (module docstring).
+    """
+    ell = check_int("ell", ell, min=2)
+    d = check_int("d", d, min=1)
+    shared = check_float("shared", shared, min=0, max=1, max_open=True)
+    check_memory("ell", ell, 2 * ell * d * 8)
+    rng = check_rng(rng)
+    u = rng.standard_normal(d)
+    u /= np.linalg.norm(u)
+    X = math.sqrt(1.0 - shared) * rng.standard_normal((ell, d)) / math.sqrt(d)
+    X += math.sqrt(shared) * u
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    return X
+
+
+def _check_scores(S):
+    S = np.asarray(S)
+    if S.ndim != 2 or S.shape[0] != S.shape[1] or S.shape[0] < 2 \
+            or not (np.issubdtype(S.dtype, np.floating) or np.issubdtype(S.dtype, np.integer)):
+        raise ParameterTypeError("S must be a square 2-D real array with at least 2 rows; "
+                                 f"got shape {S.shape}, dtype {S.dtype}")
+    if not np.isfinite(S).all():
+        raise ValueError("S must have only finite entries")
+    return S.astype(np.float64, copy=False)
+
+
+def scores_linear_model(S, beta, rng=None, *, exact_degree=1):
+    r"""The linear model (αZ + βS)/√ℓ on given ℓ×ℓ scores S (MATH.md §2), optionally with
+    the Hermite terms up to ``exact_degree`` kept exactly.
+
+    Parameters
+    ----------
+    S : array_like
+        ℓ×ℓ real scores, ℓ ≥ 2, finite.
+    beta : float
+        Inverse temperature β > 0 (finite, β ≤ 26).
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        Source of the noise Z (ℓ×ℓ i.i.d. N(0, 1)).
+    exact_degree : int
+        Q, 1 ≤ Q ≤ 6: the Hermite terms of degree 1..Q are kept as functions of S, only the
+        remainder becomes noise. Q = 1 is the theorem's linear model.
+
+    Returns
+    -------
+    numpy.ndarray
+        ℓ×ℓ matrix
+        :math:`\bigl(\sum_{k=1}^{Q} β^k \mathrm{He}_k(S)/k! + α_{>Q} Z\bigr)/\sqrt{\ell}`
+        with :math:`α_{>Q}^2 = \sum_{k>Q} β^{2k}/k!`; for Q > 1 each row is then centred
+        (the degree-2 term has non-zero row means, which softmax's normalisation removes).
+        For Q = 1 and S = QKᵀ/√d_qk with Gaussian Q, K it is
+        :func:`attnspec.linear_equivalent`; here S may come from any input (e.g.
+        ``attention_from_weights(X, W_Q, W_K, beta, return_scores=True)``).
+
+    Notes
+    -----
+    Why Q > 1 (chapter 9, measured): at a fixed head width d_h the degree-k term
+    He_k(q_i·k_j/√d_h) is a kernel of rank at most C(d_h + k − 1, k), so once ℓ is comparable
+    to d_h² it is no longer noise-like and must be kept (cf. kernel matrices in polynomial
+    scalings, Lu & Yau).
+    """
+    S = _check_scores(S)
+    beta = check_float("beta", beta, min=0, min_open=True)
+    exact_degree = check_int("exact_degree", exact_degree, min=1, max=6)
+    remainder = max(0.0, noise_variance(beta) - truncated_noise_variance(beta, exact_degree))
+    rng = check_rng(rng)
+    ell = S.shape[0]
+    Y = math.sqrt(remainder) * rng.standard_normal((ell, ell))
+    Y += beta * S
+    for k in range(2, exact_degree + 1):
+        Y += beta ** k / math.factorial(k) * hermite_he(k, S)
+    if exact_degree > 1:
+        Y -= Y.mean(axis=1, keepdims=True)
+    Y *= 1.0 / math.sqrt(ell)
+    return Y
+
+
+def reweighted_linear_model(S, beta, rng=None):
+    r"""The linear model with key weights and per-row temperatures read off the scores.
+
+    Parameters
+    ----------
+    S : array_like
+        ℓ×ℓ real scores, ℓ ≥ 2, finite.
+    beta : float
+        Inverse temperature β > 0 (finite, β ≤ 26).
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        Source of the noise Z (ℓ×ℓ i.i.d. N(0, 1)).
+
+    Returns
+    -------
+    numpy.ndarray
+        ℓ×ℓ matrix Y P (rows centred) with
+
+        .. math:: Y_{ij} = \frac{1}{\sqrt{\ell}}\Bigl(w_j\bigl(βS'_{ij} + α(βσ_i)Z_{ij}\bigr)
+                  + w_j - 1\Bigr),
+
+        where a_j is the mean of column j of the row-centred scores (a key effect: softmax
+        removes row constants, not column ones), S' the scores with rows and columns
+        centred, σ_i² the mean square of row i of S', w_j = e^{βa_j}/mean_k e^{βa_k}, and
+        α(b)² = e^{b²} − 1 − b².
+
+    Notes
+    -----
+    This companion's proposal (chapter 9), checked by simulation only: for tokens with a
+    shared mean direction, softmax(βS) ≈ w_j e^{βS'_ij − β²σ_i²/2}/ℓ, so ℓA − 1 has a
+    column-weighted Hermite expansion. Without a key effect and with σ_i = 1 it reduces to
+    :func:`attnspec.scores_linear_model` up to the row centring.
+    """
+    S = _check_scores(S)
+    beta = check_float("beta", beta, min=0, min_open=True)
+    rng = check_rng(rng)
+    ell = S.shape[0]
+    centred = S - S.mean(axis=1, keepdims=True)
+    key_effect = centred.mean(axis=0)
+    residual = centred - key_effect
+    row_scale = np.sqrt(np.mean(residual ** 2, axis=1))
+    alpha = np.sqrt(noise_variance(beta * np.maximum(row_scale, 1e-300)))
+    weights = np.exp(beta * (key_effect - key_effect.max()))
+    weights /= weights.mean()
+    Y = alpha[:, None] * rng.standard_normal((ell, ell))
+    Y += beta * residual
+    Y *= weights
+    Y += weights - 1.0
+    Y -= Y.mean(axis=1, keepdims=True)
+    Y *= 1.0 / math.sqrt(ell)
+    return Y

@@ -1,0 +1,110 @@
+"""The chapters' mechanical conventions (tools/normalize_chapters.py makes them hold).
+
+If one of these fails after a merge, run ``.venv/bin/python tools/normalize_chapters.py`` and
+commit; a code line it cannot shorten safely is listed by the script for its author.
+"""
+
+import ast
+import shutil
+
+import nbformat
+import pytest
+from helpers import ROOT, load_tool
+
+norm = load_tool("normalize_chapters")
+NOTEBOOKS, PAGES = norm.chapter_files(ROOT)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_code_lines_fit_the_column(path):
+    """Every code line of a chapter is at most 88 characters (no scrollbar on the page)."""
+    nb = nbformat.read(path, as_version=4)
+    long = [(i, line) for i, cell in enumerate(nb.cells) if cell.cell_type == "code"
+            for line in cell.source.splitlines() if len(line) > norm.MAX_LINE]
+    assert long == []
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_first_cell_installs_the_library(path):
+    """The first cell is the install cell, pinned to this version and this repository."""
+    nb = nbformat.read(path, as_version=4)
+    first = nb.cells[0]
+    assert first.cell_type == "code"
+    assert norm.INSTALL_TAG in first.metadata.get("tags", [])
+    assert "remove-cell" in first.metadata["tags"]
+    assert first.source == norm.install_cell_source(ROOT)
+    assert sum(norm.INSTALL_TAG in c.metadata.get("tags", []) for c in nb.cells) == 1
+
+
+def test_install_cell_pins_the_book_version_from_the_repository():
+    source = norm.install_cell_source(ROOT)
+    version = norm.book_version(ROOT)
+    assert f"@v{version}" in source and norm.repository_url(ROOT) in source
+    assert '"ATTNSPEC_INSTALL"' in source
+    ast.parse(source)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS + PAGES, ids=lambda p: p.name)
+def test_no_plain_math_md_references(path):
+    """'MATH.md §n' is a link to appendix A4, never plain text a reader cannot follow."""
+    if path.suffix == ".ipynb":
+        text = "\n".join(c.source for c in nbformat.read(path, as_version=4).cells)
+    else:
+        text = path.read_text()
+    assert "MATH.md §" not in text
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS + PAGES, ids=lambda p: p.name)
+def test_no_role_inside_a_role(path):
+    """A link rewritten inside an existing role would render as broken text."""
+    assert "`{ref}`" not in path.read_text()
+
+
+def test_specification_links_point_at_existing_anchors():
+    """Every {ref}`... <spec-sN>` target is a label in the specification appendix."""
+    import re
+
+    spec = (ROOT / "chapters" / "A4_specification.md").read_text()
+    labels = set(re.findall(r"^\((spec-s\d+)\)=", spec, re.M))
+    used = set()
+    for path in NOTEBOOKS + PAGES:
+        text = path.read_text()
+        used |= set(re.findall(r"<(spec-s\d+)>", text))
+    assert used <= labels, used - labels
+
+
+def test_rewrap_keeps_the_syntax_tree_and_shortens():
+    src = ("x = dict(alpha=1, beta=2, gamma=3, delta=4, epsilon=5, zeta=6, eta=7, theta=8, "
+           "iota=9, kappa=10)   # a comment that is long\n"
+           "print(f\"{x['alpha']:.3f} and then a rather long piece of text that goes on and on "
+           "{x['beta']}\")\n")
+    new = norm.rewrap(src)
+    assert ast.dump(ast.parse(new)) == ast.dump(ast.parse(src))
+    assert norm.long_lines(new) == []
+    assert "# a comment that is long" in new
+    assert norm.rewrap(new) == new
+
+
+def test_rewrap_leaves_what_it_cannot_shorten_safely():
+    src = 'def f():\n    """' + "word " * 25 + '"""\n'
+    assert norm.rewrap(src) == src
+
+
+def test_markdown_links():
+    assert norm.link_markdown("see MATH.md §3.") == "see {ref}`specification §3 <spec-s3>`."
+    assert norm.link_code("# MATH.md §6") == "# appendix A4 §6"
+    assert (norm.link_markdown("({ref}`MATH.md §5 <specification>`, Lemma 2)")
+            == "({ref}`specification §5 <spec-s5>`, Lemma 2)")
+    once = norm.link_markdown("see MATH.md §2 and {ref}`MATH.md §3 <specification>`")
+    assert norm.link_markdown(once) == once
+
+
+def test_normalize_is_idempotent(tmp_path):
+    """A second run changes nothing (the coordinator reruns it after every merge)."""
+    for name in ("_config.yml", "pyproject.toml", "requirements.txt"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    (tmp_path / "chapters").mkdir()
+    for path in NOTEBOOKS[:2] + PAGES:
+        shutil.copy(path, tmp_path / "chapters" / path.name)
+    norm.main(["--root", str(tmp_path)])
+    assert norm.main(["--root", str(tmp_path), "--check"]) == 0
