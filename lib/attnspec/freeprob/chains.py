@@ -2,9 +2,12 @@
 
 The limiting law of the squared singular values of the multi-head output is the end of a chain
 of free convolutions.  Every step of the chain is *explicit in the backward direction*: starting
-from one complex parameter ``p`` (the per-head variable) the chain returns the point ``z`` and the
-Cauchy transform ``G(z)`` of the output law.  Solving ``z(p) = x + i eta`` for ``p`` with Newton's
-method, continued down a ladder of ``eta``, gives the density.  The derivation is in
+from one complex parameter ``p`` (the per-head variable) the chain returns the point ``z``, the
+Cauchy transform ``G(z)`` of the output law and their derivatives (:meth:`Chain.evaluate`, in
+closed form).  Solving ``z(p) = x`` for ``p`` by Newton's method from a starting point
+(:meth:`Chain.solve_from`; the law remembers its solutions) or, without one, continued down a
+ladder of ``x + iη`` (:meth:`Chain._robust`), gives the density.  :func:`chain_moments` gives
+the exact moments by power-series arithmetic on S- and R-transforms.  The derivation is in
 ``chapters/A1_multihead_law_derivation.md``; the names below follow it.
 
 Internal module: the public surface is :mod:`attnspec.laws.multihead`.
@@ -12,14 +15,14 @@ Internal module: the public surface is :mod:`attnspec.laws.multihead`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..hermite import noise_variance
-from ..laws.attention import free_cumulant_moments
+from ..hermite import noise_variance, total_variance
+from .series import free_cumulant_moments
 
-__all__ = ["Chain", "Jet"]
+__all__ = ["Chain", "Jet", "Point"]
 
 
 class Jet:
@@ -82,13 +85,36 @@ def mp_cauchy(r, y):
     return (r + (y - 1) - root) / (2 * y * r)
 
 
+def _mp_cauchy_explicit(r, y):
+    """:func:`mp_cauchy` and its derivative dG/dr on complex arrays."""
+    em, ep = (1 - np.sqrt(y)) ** 2, (1 + np.sqrt(y)) ** 2
+    s1, s2 = np.sqrt(r - em), np.sqrt(r - ep)
+    root = s1 * s2
+    G = (r + (y - 1) - root) / (2 * y * r)
+    droot = (2 * r - em - ep) / (2 * root)
+    return G, (1 - droot) / (2 * y * r) - G / r
+
+
+class Point:
+    """The backward map evaluated at p: z, z′(p), G_Y, G_Y′(p) and the intermediate
+    subordination points and Cauchy transforms that :meth:`Chain.physical` checks."""
+
+    __slots__ = ("p", "z", "dz", "G", "dG", "up", "down")
+
+    def __init__(self, p, z, dz, G, dG, up, down):
+        self.p, self.z, self.dz, self.G, self.dG, self.up, self.down = p, z, dz, G, dG, up, down
+
+
 @dataclass(frozen=True)
 class Chain:
     """The backward map p -> (z, G_Y(z)) of one multi-head configuration.
 
     Parameters (already reduced, see ``MultiHeadLaw``): ``kind`` is ``"untied"`` or ``"kv"``;
-    ``heads`` the number of free summands; ``s = e^{β²} - 1``; ``alpha2 = s - β²``;
-    ``c = ℓ/d_head``; ``a = ℓ/d_value`` (value map); ``gamma = ℓ/d`` (output projection).
+    ``heads`` the number of free summands; ``c = ℓ/d_head``; ``a = ℓ/d_value`` (value map);
+    ``gamma = ℓ/d`` (output projection); ``unit``: the chain describes the law of x/unit
+    (a dilation: α² and β² of the core are divided by ``unit``, so that at large β the law is
+    computed as the law of x/s, with no overflow).  Derived, in these units:
+    ``s = (e^{β²} − 1)/unit``, ``alpha2 = (s − β²)/unit``, ``b2 = β²/unit``.
     """
 
     kind: str
@@ -97,105 +123,232 @@ class Chain:
     c: float
     a: float
     gamma: float
+    unit: float = 1.0
+    s: float = field(init=False, repr=False)
+    alpha2: float = field(init=False, repr=False)
+    b2: float = field(init=False, repr=False)
 
-    @property
-    def s(self):
-        return float(np.expm1(self.beta ** 2))
+    def __post_init__(self):
+        object.__setattr__(self, "s", float(total_variance(self.beta)) / self.unit)
+        # e^{β²} − 1 − β² without cancellation at small β
+        object.__setattr__(self, "alpha2", float(noise_variance(self.beta)) / self.unit)
+        object.__setattr__(self, "b2", self.beta ** 2 / self.unit)
 
-    @property
-    def alpha2(self):
-        return noise_variance(self.beta)   # e^{β²} − 1 − β² without cancellation at small β
-
-    # ---- per-head step: returns (w2, G_h(w2)) -------------------------------------------
-    def _head_untied(self, g, core_only=False):
+    # ---- generic arithmetic form (works on Jets, arrays and the test oracles' rationals) --------
+    def _head_untied(self, g):
         """Attention core ν∞(β, c) then the value map ⊠ MP(a), parametrised by the symmetrised
         Cauchy variable g of ν∞:  K(g) = 1/g + α²g + β²g/(1 - cβ²g²)."""
-        b2 = self.beta ** 2
+        b2 = self.b2
         K = 1 / g + self.alpha2 * g + b2 * g / (1 - self.c * b2 * g * g)
-        u = g / K                      # G_nu(w3)
-        w3 = K * K
         tau = 1 - self.a + self.a * g * K   # = 1 - a + a w3 G_nu(w3)
-        return (K, u) if core_only else (w3 * tau, u / tau)
+        return K * K * tau, (g / K) / tau
 
     def _head_kv(self, p):
         """Key–value tie: T_h = G Σ Gᵀ/d_h, Σ = (β²/y)Ĉ² + α²Ĉ, Ĉ ~ MP(y), y = d_h/ℓ = 1/c.
         Silverstein–Bai: w2 = 1/p + y ∫ τ(x)/(1 - p τ(x)) dMP_y(x), τ(x) = Σ(x)/y."""
         y = 1.0 / self.c
-        P2 = self.beta ** 2 / y ** 2
+        P2 = self.b2 / y ** 2
         P1 = self.alpha2 / y
-        # roots of P2 x² + P1 x − 1/p, in the cancellation-free form (Re disc ≥ 0, P1 > 0)
         q = -0.5 * (P1 + jsqrt(P1 * P1 + 4 * P2 / p))
         r2 = q / P2
         r1 = -1 / (p * q)
-        # ∫ dMP / ((x - r1)(x - r2)) = [G(r2) - G(r1)] / (r1 - r2)
         inner = (mp_cauchy(r2, y) - mp_cauchy(r1, y)) / (r1 - r2)
-        J = -inner / (p * P2)          # ∫ dMP / (1 - p τ)
-        w2 = 1 / p + y * (J - 1) / p
-        return w2, p
+        J = -inner / (p * P2)
+        return 1 / p + y * (J - 1) / p, p
 
-    # ---- the whole chain ------------------------------------------------------------------
     def z_of(self, p):
-        """Backward map: per-head parameter p -> (z, G_Y(z)). Works on Jets and on arrays."""
+        """Backward map: per-head parameter p -> (z, G_Y(z)) by generic arithmetic (Jets, the
+        test oracles); the solver uses the explicit :meth:`evaluate`."""
         w2, Gh = self._head_kv(p) if self.kind == "kv" else self._head_untied(p)
         H = self.heads
-        GT = H * Gh                          # G_T(w1) = H G_h(w2)
-        w1 = w2 - (H - 1) / GT               # free additive convolution of H heads / H
-        tauY = 1 - self.gamma + self.gamma * w1 * GT   # output projection ⊠ MP(ℓ/d)
+        GT = H * Gh
+        w1 = w2 - (H - 1) / GT
+        tauY = 1 - self.gamma + self.gamma * w1 * GT
         return w1 * tauY, GT / tauY
+
+    # ---- explicit form with derivatives (the solver's hot path) -----------------------------
+    def evaluate(self, p):
+        """The backward map at p (complex array) with exact derivatives: a :class:`Point`.
+
+        Untied (A1, eq. mhl-backward): ζ = K(g), G_ν = g/ζ, τ_h = 1 − a + a g ζ,
+        ω = ζ²τ_h, G_h = G_ν/τ_h; kv: ω from the Silverstein–Bai equation, G_h = p.  Then
+        G_T = H G_h, w = ω − (H − 1)/G_T, τ = 1 − γ + γ w G_T, z = w τ, G_Y = G_T/τ.
+        """
+        if self.kind == "kv":
+            w2, dw2, Gh, dGh, up, down = self._kv_explicit(p)
+        else:
+            w2, dw2, Gh, dGh, up, down = self._untied_explicit(p)
+        H, gam = self.heads, self.gamma
+        GT, dGT = H * Gh, H * dGh
+        w1 = w2 - (H - 1) / GT
+        dw1 = dw2 + (H - 1) * dGT / (GT * GT)
+        tY = 1 - gam + gam * w1 * GT
+        dtY = gam * (dw1 * GT + w1 * dGT)
+        GY = GT / tY
+        return Point(p, w1 * tY, dw1 * tY + w1 * dtY, GY, (dGT - GY * dtY) / tY,
+                     up + [w1, w2], down + [Gh, GY])
+
+    def _untied_explicit(self, g):
+        A, B, C, a = self.alpha2, self.b2, self.c * self.b2, self.a
+        g2 = g * g
+        den = 1 - C * g2
+        K = 1 / g + A * g + B * g / den
+        dK = -1 / g2 + A + B * (1 + C * g2) / (den * den)
+        u = g / K
+        du = (1 - u * dK) / K
+        th = 1 - a + a * g * K
+        dth = a * (K + g * dK)
+        Gh = u / th
+        return (K * K * th, K * (2 * dK * th + K * dth), Gh, (du - Gh * dth) / th,
+                [K], [u, g])
+
+    def _kv_explicit(self, p):
+        y = 1.0 / self.c
+        P2 = self.b2 / y ** 2
+        P1 = self.alpha2 / y
+        disc = P1 * P1 + 4 * P2 / p
+        sd = np.sqrt(disc)
+        dsd = -2 * P2 / (p * p * sd)
+        q = -0.5 * (P1 + sd)
+        dq = -0.5 * dsd
+        r2, dr2 = q / P2, dq / P2
+        pq = p * q
+        r1 = -1 / pq
+        dr1 = (q + p * dq) / (pq * pq)
+        G2, dG2 = _mp_cauchy_explicit(r2, y)
+        G1, dG1 = _mp_cauchy_explicit(r1, y)
+        dr = r1 - r2
+        inner = (G2 - G1) / dr
+        dinner = (dG2 * dr2 - dG1 * dr1 - inner * (dr1 - dr2)) / dr
+        J = -inner / (p * P2)
+        dJ = -(dinner - inner / p) / (p * P2)
+        num = 1 + y * (J - 1)
+        return num / p, (y * dJ - num / p) / p, p, np.ones_like(p), [], []
+
+    @staticmethod
+    def physical(pt, tol=1e-10):
+        """True where the :class:`Point` is on the physical sheet: subordination points w₁, w₂
+        (and ζ = K(g)) in the closed upper half-plane, Cauchy transforms G_h, G_Y (and g, G_ν)
+        in the lower one, and, for a real solution, G_Y′(x) ≤ −G_Y(x)² as for every Cauchy
+        transform on ℝ (Cauchy–Schwarz)."""
+        G = pt.G
+        real = np.abs(G.imag) <= 1e-12 * np.abs(G)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            slope = (pt.dG / pt.dz).real
+        ok = (~real | (slope <= -(G.real ** 2) * (1 - 1e-6))) & np.isfinite(G) & np.isfinite(pt.z)
+        for v in pt.up:
+            ok &= v.imag >= -tol * np.abs(v)
+        for v in pt.down:
+            ok &= v.imag <= tol * np.abs(v)
+        return ok
+
+    def is_physical(self, p, tol=1e-10):
+        """:meth:`physical` at p (evaluates the chain once)."""
+        with np.errstate(all="ignore"):
+            return self.physical(self.evaluate(np.asarray(p, dtype=complex)), tol)
 
     def initial(self, z):
         """Large-|z| guess of p, from w2 ≈ H z: g ≈ (H z)^{-1/2} (untied), G_h ≈ 1/(H z) (kv)."""
         w2 = self.heads * z
         return 1 / np.sqrt(w2) if self.kind == "untied" else 1 / w2
 
+    # ---- solvers ----------------------------------------------------------------------------
     def newton(self, z, p, iters):
         """``iters`` ≥ 1 Newton steps on z(p) = z (arrays); returns p, and z'(p) and G_Y at the
         last point evaluated (one step before p: good enough for the next predictor)."""
         for _ in range(iters):
-            zz, G = self.z_of(Jet(p, np.ones_like(p)))
-            p = p - (zz.v - z) / zz.d
-        return p, zz.d, G.v
+            pt = self.evaluate(p)
+            p = p - (pt.z - z) / pt.dz
+        return p, pt.dz, pt.G
 
-    def is_physical(self, p, tol=1e-10):
-        """True where p is on the physical sheet: subordination points w₁, w₂ (and ζ = K(g)) in
-        the closed upper half-plane, Cauchy transforms G_h, G_Y (and g, G_ν) in the lower one,
-        and, for a real solution, G_Y′(x) ≤ −G_Y(x)² as for every Cauchy transform on ℝ."""
-        p = Jet(p, np.ones_like(p))
-        w2, Gh = self._head_kv(p) if self.kind == "kv" else self._head_untied(p)
-        GT = self.heads * Gh
-        w1 = w2 - (self.heads - 1) / GT
-        tauY = 1 - self.gamma + self.gamma * w1 * GT
-        z, GY = w1 * tauY, GT / tauY
-        # a real solution (x outside the support) needs G′(x) ≤ −G(x)² (Cauchy–Schwarz)
-        real = np.abs(GY.v.imag) <= 1e-12 * np.abs(GY.v)
-        slope = (GY.d / z.d).real
-        ok_real = ~real | (slope <= -(GY.v.real ** 2) * (1 - 1e-6))
-        core = [] if self.kind == "kv" else list(self._head_untied(p, core_only=True))  # ζ, G_ν
-        up = [w1, w2] + core[:1]
-        down = [Gh, GY] + core[1:] + ([] if self.kind == "kv" else [p])
-        up, down = [v.v for v in up], [v.v for v in down]
-        ok = ok_real.copy()
-        for v in up:
-            ok &= v.imag >= -tol * np.abs(v)
-        for v in down:
-            ok &= v.imag <= tol * np.abs(v)
-        return ok & np.isfinite(GY.v)
+    def polish(self, z, p, least, most=60, tol=1e-14):
+        """At least ``least`` Newton steps on z(p) = z, then more on the points not yet
+        converged (|step| > tol·|p|; near an edge Newton is only linear), up to ``most``."""
+        p = self.newton(z, p, least)[0]
+        active = np.ones(p.shape, bool)
+        for _ in range(most - least):
+            q = p[active]
+            pt = self.evaluate(q)
+            step = (pt.z - z[active]) / pt.dz
+            p[active] = q - step
+            active[active] = np.abs(step) > tol * np.abs(q)
+            if not active.any():
+                break
+        return p
 
-    def cauchy_on_axis(self, x, scale, eta=0.0):
+    def solve_from(self, x, p, most=30, near=2.5):
+        """Newton on z(p) = x from the guesses p (x > 0 real), steps longer than |p|/2
+        shortened to |p|/2 (near a hard edge z ≈ C(p − p₀)^k: plain Newton approaches the
+        root monotonically along its ray, where Newton on log z overshoots to a neighbouring
+        root of the cluster around p₀).  A point stops after the step that follows
+        |z − x| ≤ 1e-15 x or |Δp| ≤ 1e-14 |p|, or when its residual, below 1e-10 x, stops
+        falling (the rounding level of z).  Returns (Point at the solutions, ok) with ok where
+        |z − x| ≤ 1e-10 x on the physical sheet (:meth:`physical`) within ``near`` of the
+        guess in log p (a root far from a good guess may belong to another sheet even when
+        it passes :meth:`physical`)."""
+        p = np.array(p, dtype=complex)
+        start = p.copy()
+        active = np.ones(p.shape, bool)
+        last = np.full(p.shape, np.inf)
+        with np.errstate(all="ignore"):
+            for _ in range(most):
+                q = p[active]
+                pt = self.evaluate(q)
+                res = np.abs(pt.z - x[active])
+                step = (pt.z - x[active]) / (pt.dz * q)        # Newton step, relative to p
+                size = np.abs(step)
+                falling = np.isfinite(step) & ((res < 0.5 * last[active])
+                                               | (res > 1e-10 * x[active]))
+                go = falling & (size > 1e-14) & (res > 1e-15 * x[active])
+                step = np.where(size > 0.5, 0.5 * step / size, step)
+                p[active] = np.where(falling, q * (1 - step), q)      # a last step when done
+                last[active] = res
+                active[active] = go
+                if not active.any():
+                    break
+            pt = self.evaluate(p)
+            ok = ((np.abs(pt.z - x) <= 1e-10 * x) & self.physical(pt)
+                  & (np.abs(np.log(p / start)) <= near))
+        return pt, ok
+
+    def cauchy_on_axis(self, x, scale, eta=0.0, guess=None, fallback=True):
         """G_Y(x + iη) for real x (default η = 0⁺, the boundary value), and the parameter p.
 
-        A short η-ladder first (10·scale down to 1e-6·scale, η divided by ≤ 10 per level, one
+        With starting points ``guess`` (complex array like x; NaN where there is none) and
+        η = 0, each point x > 0 is solved by :meth:`solve_from`; the points that do not
+        converge on the physical sheet, and all points without a guess, go to the η-ladder:
+        a short one first (10·scale down to 1e-6·scale, η divided by ≤ 10 per level, one
         Newton step each); points near 0 (|x| < 1e-3·scale, where hard edges live) and points
-        that end off the physical sheet (:meth:`is_physical`) are redone with a long ladder
-        (50·scale down to 1e-9·scale, η divided by ≤ 2.2 per level, two steps each), and those
-        still off the sheet with a longer one (η divided by ≤ 1.3 per level).
+        that end off the physical sheet are redone with a long ladder (50·scale down to
+        1e-9·scale, η divided by ≤ 2.2 per level, two steps each), and those still off the
+        sheet with a longer one (≤ 1.3).  With ``fallback=False`` the points that need the
+        ladder get NaN instead.
         """
         x = np.asarray(x, dtype=float)
+        G = np.empty(x.shape, complex)
+        p = np.empty(x.shape, complex)
+        todo = np.ones(x.shape, bool)
+        if guess is not None and eta == 0:
+            has = (x > 0) & np.isfinite(guess)
+            pt, ok = self.solve_from(x[has], guess[has])
+            idx = np.flatnonzero(has)[ok]
+            G[idx], p[idx] = pt.G[ok], pt.p[ok]
+            todo[idx] = False
+        if todo.any() and fallback:
+            G[todo], p[todo] = self._robust(x[todo], scale, eta)
+        elif todo.any():
+            G[todo] = p[todo] = np.nan
+        return G, p
+
+    def _robust(self, x, scale, eta, near_zero=1e-3):
+        """The η-ladder of :meth:`cauchy_on_axis` (no starting guesses); points with
+        |x| < near_zero·scale always take the long ladder."""
         G, p, G_low = self._ladder(x, scale, eta, top=10.0, ratio=10.0, iters=1, bottom=1e-6)
-        # a density that collapses between the last ladder level and η = 0 means the final
-        # Newton steps jumped to a real root of another sheet (or x is within ~η of an edge)
-        collapsed = -G.imag < 0.5 * -G_low.imag
-        redo = ~self.is_physical(p) | (np.abs(x) < 1e-3 * scale) | collapsed
+        # a density that collapses (but not to 0) between the last ladder level and η = 0
+        # means the final Newton steps jumped to another sheet (or x is within ~η of an
+        # edge); a real solution is checked by the Cauchy–Schwarz test of physical()
+        collapsed = (-G.imag < 0.5 * -G_low.imag) & (np.abs(G.imag) > 1e-12 * np.abs(G))
+        redo = ~self.is_physical(p) | (np.abs(x) < near_zero * scale) | collapsed
         for ratio in (2.2, 1.3):         # long ladders for the flagged points
             if not redo.any():
                 break
@@ -214,28 +367,14 @@ class Chain:
         levels = max(int(np.ceil(np.log(span) / np.log(ratio))) + 1, 2)
         etas = scale * top * (low / (scale * top)) ** np.linspace(0, 1, levels)[:, None]
         etas = etas * np.ones_like(x)
-        p = self.initial(x + 1j * etas[0])
-        p, dz, _ = self.newton(x + 1j * etas[0], p, 2)
-        for prev, now in zip(etas[:-1], etas[1:]):
-            p = p + 1j * (now - prev) / dz
-            p, dz, G_low = self.newton(x + 1j * now, p, iters)
-        p = self.polish(x + 1j * eta, p + 1j * (eta - etas[-1]) / dz, final)
-        return self.z_of(Jet(p, 0 * p))[1].v, p, G_low
-
-    def polish(self, z, p, least, most=60, tol=1e-14):
-        """At least ``least`` Newton steps on z(p) = z, then more on the points not yet
-        converged (|step| > tol·|p|; near an edge Newton is only linear), up to ``most``."""
-        p = self.newton(z, p, least)[0]
-        active = np.ones(p.shape, bool)
-        for _ in range(most - least):
-            q = p[active]
-            J = self.z_of(Jet(q, np.ones_like(q)))[0]
-            step = (J.v - z[active]) / J.d
-            p[active] = q - step
-            active[active] = np.abs(step) > tol * np.abs(q)
-            if not active.any():
-                break
-        return p
+        with np.errstate(all="ignore"):
+            p = self.initial(x + 1j * etas[0])
+            p, dz, _ = self.newton(x + 1j * etas[0], p, 2)
+            for prev, now in zip(etas[:-1], etas[1:]):
+                p = p + 1j * (now - prev) / dz
+                p, dz, G_low = self.newton(x + 1j * now, p, iters)
+            p = self.polish(x + 1j * eta, p + 1j * (eta - etas[-1]) / dz, final)
+            return self.evaluate(p).G, p, G_low
 
 
 # ---- moments by exact power-series arithmetic (S- and R-transforms) ----------------------------
@@ -262,7 +401,7 @@ def _reverse(f, n):
 
 
 def moments_from_cumulants(kappa, n):
-    """Moments m_1..m_n from free cumulants κ_1..κ_n (array form of laws.free_cumulant_moments)."""
+    """Moments m_1..m_n from free cumulants κ_1..κ_n (array form of series.free_cumulant_moments)."""
     return np.array(free_cumulant_moments(lambda j: kappa[j - 1], n)[1:])
 
 
@@ -281,8 +420,9 @@ def times_mp(m, ratio, n):
 
 
 def chain_moments(chain, n):
-    """Moments m_1..m_n of the output law of ``chain`` (exact series arithmetic)."""
-    b2, c, s, a2 = chain.beta ** 2, chain.c, chain.s, chain.alpha2
+    """Moments m_1..m_n of the output law of ``chain`` (exact series arithmetic), in units of
+    ``chain.unit`` (m_k/unit^k)."""
+    b2, c, s, a2 = chain.b2, chain.c, chain.s, chain.alpha2
     if chain.kind == "untied":
         # ν∞: symmetrised free cumulants κ₂ = s, κ_2j = c^{j-1} β^{2j}; m_k(ν) = M_2k(sym)
         kappa = np.zeros(2 * n)
@@ -301,104 +441,3 @@ def chain_moments(chain, n):
     H = chain.heads
     kappa_T = cumulants_from_moments(head, n) / float(H) ** np.arange(n)
     return times_mp(moments_from_cumulants(kappa_T, n), chain.gamma, n)
-
-
-# ---- second methods (test and benchmark oracles) -----------------------------------------------
-class _Rational:
-    """A rational function num/den of the unknown, with numpy Polynomials (untied chain only)."""
-
-    def __init__(self, num, den=None):
-        P = np.polynomial.Polynomial
-        self.num = num if isinstance(num, P) else P([num])
-        self.den = den if den is not None else P([1.0])
-
-    @staticmethod
-    def _lift(o):
-        return o if isinstance(o, _Rational) else _Rational(o)
-
-    def __add__(self, o):
-        o = _Rational._lift(o)
-        return _Rational(self.num * o.den + o.num * self.den, self.den * o.den)
-
-    __radd__ = __add__
-
-    def __neg__(self):
-        return _Rational(-self.num, self.den)
-
-    def __sub__(self, o):
-        return self + (-_Rational._lift(o))
-
-    def __rsub__(self, o):
-        return _Rational._lift(o) - self
-
-    def __mul__(self, o):
-        o = _Rational._lift(o)
-        return _Rational(self.num * o.num, self.den * o.den)
-
-    __rmul__ = __mul__
-
-    def __truediv__(self, o):
-        o = _Rational._lift(o)
-        return _Rational(self.num * o.den, self.den * o.num)
-
-    def __rtruediv__(self, o):
-        return _Rational._lift(o) / self
-
-
-def cauchy_polynomial(chain, z):
-    """G_Y(z), Im z > 0, for the untied chain by the polynomial method (a second method).
-
-    z(g) is a rational function N(g)/D(g) of the core variable g; all roots of N − z D are
-    found with ``numpy.roots`` (companion-matrix eigenvalues) and the root is chosen by the
-    Nevanlinna conditions alone (:meth:`Chain.is_physical`) — no continuation, no Newton.
-    Returns NaN where not exactly one root is physical.
-    """
-    if chain.kind != "untied":
-        raise ValueError("cauchy_polynomial covers the untied chain only")
-    g = _Rational(np.polynomial.Polynomial([0.0, 1.0]))
-    zr = chain.z_of(g)[0]
-    out = np.full(np.shape(z), np.nan + 0j)
-    for k, zk in enumerate(np.atleast_1d(z)):
-        poly = zr.num - zk * zr.den
-        p = np.roots(poly.coef[::-1])
-        p = p[p != 0]
-        for _ in range(3):   # polish the companion-matrix roots
-            J = chain.z_of(Jet(p, np.ones_like(p)))[0]
-            p = p - (J.v - zk) / J.d
-        z_p = chain.z_of(Jet(p, 0 * p))[0].v
-        p = p[(np.abs(z_p - zk) < 1e-10 * abs(zk)) & chain.is_physical(p, tol=0.0)]
-        p = p[np.r_[True, np.abs(np.diff(np.sort_complex(p))) > 1e-8 * np.abs(p[1:])]] \
-            if p.size > 1 else p
-        if p.size == 1:
-            out.flat[k] = chain.z_of(Jet(p, 0 * p))[1].v[0]
-    return out
-
-
-# ---- second method: forward fixed point (test and benchmark oracle) ---------------------------
-def cauchy_forward(chain, z, sweeps=4000, damping=0.5, nodes=2000):
-    """G_Y(z), Im z > 0, for the kv chain by a damped forward fixed point (a second method).
-
-    Independent of :meth:`Chain.z_of`: the kv head from the Silverstein–Bai equation
-    m = 1/(−w₂ + y ∫ τ dMP_y/(1 + τ m)) with the MP integral done by Gauss–Chebyshev quadrature
-    (not by the closed form at the roots), H heads in the Belinschi–Bercovici form
-    w₂ = w₁ + (1 − 1/H)/G_h(w₂), the output projection by Silverstein's equation.  Slow; for
-    checks only (needs d_head ≤ ℓ and ℓ ≤ d).
-    """
-    if chain.kind != "kv" or chain.c < 1 or chain.gamma > 1:
-        raise ValueError("cauchy_forward covers the kv chain with d_head <= ell <= d only")
-    z = np.asarray(z, dtype=complex)
-    H, gam, b2, al2 = chain.heads, chain.gamma, chain.beta ** 2, chain.alpha2
-    y = 1.0 / chain.c
-    em, ep = (1 - np.sqrt(y)) ** 2, (1 + np.sqrt(y)) ** 2
-    t = np.cos(np.pi * (np.arange(nodes) + 0.5) / nodes)
-    xq = 0.5 * (em + ep) + 0.5 * (ep - em) * t
-    wq = (np.pi / nodes) * (0.5 * (ep - em)) ** 2 * (1 - t * t) / (2 * np.pi * y * xq)
-    tau_q = (b2 / y * xq * xq + al2 * xq) / y
-    GY, w2, Gh = 1 / z, H * z, 1 / (H * z)
-    for _ in range(sweeps):
-        w1 = z / (1 - gam + gam * z * GY)
-        w2 = (1 - damping) * w2 + damping * (w1 + (1 - 1 / H) / Gh)
-        integral = np.sum(wq * tau_q / (1 - np.multiply.outer(Gh, tau_q)), axis=-1)
-        Gh = (1 - damping) * Gh + damping / (w2 - y * integral)      # G = −m
-        GY = (1 - damping) * GY + damping * H * Gh / (1 - gam + gam * z * GY)
-    return GY

@@ -21,33 +21,49 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_int
-from ..freeprob.chains import Chain, Jet, chain_moments
-from ..sampling.multihead import check_arguments as _check_arguments
-from .base import SpectralLaw
+from .._validation import check_bool, check_int
+from ..freeprob.chains import Chain, chain_moments
+from ..hermite import total_variance
+from ..sampling.multihead import check_arguments
+from .base import SpectralLaw, as_float_array
 
 __all__ = ["multihead_moments", "MultiHeadLaw", "UnresolvedLawError"]
 
 
 class UnresolvedLawError(ValueError):
-    """The solver cannot resolve this configuration's density to full accuracy.
+    """The solver cannot resolve this configuration's density to its stated accuracy.
 
-    Raised instead of returning a wrong curve (near-degenerate edges, e.g. ℓ = d − 1); the
-    moments stay exact through :func:`multihead_moments`.
+    Raised instead of returning a wrong curve (near-degenerate edges, e.g. ℓ = d − 1, or very
+    small β); the message names the configuration (ell, d, heads, beta, ...).  The moments stay
+    exact through :func:`multihead_moments`.
     """
 
-def _chain(ell, d, heads, beta, tie, d_head, d_value, groups):
-    """Validate (as :func:`attnspec.multihead_output` does) and reduce to a :class:`Chain`."""
-    ell, d, heads, beta, tie, d_head, d_value, groups, _ = _check_arguments(
+#: Smallest β with s = e^{β²} − 1 a normal float64 (β² ≥ 1e-300): below, s underflows to 0.
+BETA_MIN = 1e-150
+
+#: How the density behaves at a left end (m of x = a + (b − a) sin^{2m}(θ/2) in the CDF map).
+_KIND_POWER = {"soft": 1, "hard": 1, "hard34": 2, "hard23": 3}
+
+
+def _chain(ell, d, heads, beta, tie, d_head, d_value, groups, unit=1.0):
+    """Validate (as :func:`attnspec.multihead_output` does, and β ≥ BETA_MIN) and
+    reduce to a :class:`Chain` in units of ``unit`` (None: s = e^{β²} − 1)."""
+    ell, d, heads, beta, tie, d_head, d_value, groups, _ = check_arguments(
         ell, d, heads, beta, tie, d_head, d_value, groups, False)
+    if beta < BETA_MIN:     # (β ≤ BETA_MAX is checked with the other arguments)
+        raise ValueError(
+            f"beta must be >= {BETA_MIN:g} for the multi-head law and its moments (below, "
+            "s = e^{beta^2} - 1 underflows to 0 in float64 and the law is a point mass at 0); "
+            f"got beta={beta!r}")
+    unit = float(total_variance(beta)) if unit is None else unit
     if tie == "kv" or (tie == "cross_kv" and heads == 1):   # one head: V_1 = K_{1+1 mod 1} = K_1
-        chain = Chain("kv", heads, beta, ell / d_head, ell / d_value, ell / d)
+        chain = Chain("kv", heads, beta, ell / d_head, ell / d_value, ell / d, unit)
         rank = heads * min(ell, d_head)
     elif tie == "shared_pattern":     # one pattern: H → 1, d_v → H d_v
-        chain = Chain("untied", 1, beta, ell / d_head, ell / (heads * d_value), ell / d)
+        chain = Chain("untied", 1, beta, ell / d_head, ell / (heads * d_value), ell / d, unit)
         rank = min(ell, heads * d_value)
     else:                             # "none" and every across-head tie
-        chain = Chain("untied", heads, beta, ell / d_head, ell / d_value, ell / d)
+        chain = Chain("untied", heads, beta, ell / d_head, ell / d_value, ell / d, unit)
         rank = heads * min(ell, d_value)
     atom = max(0.0, 1.0 - min(rank, d, ell) / ell)
     params = dict(ell=ell, d=d, heads=heads, beta=beta, tie=tie, d_head=d_head,
@@ -56,8 +72,8 @@ def _chain(ell, d, heads, beta, tie, d_head, d_value, groups):
 
 
 def _closed_form(chain):
-    """m₁, m₂ from the closed forms (a)–(c) of MATH.md §6 (in chain variables)."""
-    s, a2, b2, H = chain.s, chain.alpha2, chain.beta ** 2, chain.heads
+    """m₁, m₂ from the closed forms (a)–(c) of MATH.md §6, in units of ``chain.unit``."""
+    s, a2, b2, H = chain.s, chain.alpha2, chain.b2, chain.heads
     if chain.kind == "untied":
         m2 = s * s * (1 + (1 + chain.a) / H + chain.gamma) + chain.c * b2 * b2 / H
         return [s, m2]
@@ -69,8 +85,22 @@ def _closed_form(chain):
     return [m1, head + (1 - 1 / H + chain.gamma) * m1 * m1]
 
 
+_LOG_FLOAT_MAX = np.log(np.finfo(float).max)
+
+
+def _unscaled(scaled, k, unit, params):
+    """m_k = (m_k/s^k)·s^k, refusing (ValueError) where it overflows float64."""
+    if scaled > 0 and np.log(scaled) + k * np.log(unit) >= _LOG_FLOAT_MAX:
+        magnitude = (np.log(scaled) + k * np.log(unit)) / np.log(10)
+        raise ValueError(
+            f"moment order {k} overflows float64 at beta={params['beta']!r} (m_{k} ≈ "
+            f"1e{magnitude:.0f}); use multihead_moments(..., scaled=True), which returns "
+            "m_k/s^k with s = e^{beta^2} - 1")
+    return float(scaled * unit ** k)
+
+
 def multihead_moments(ell, d, heads, beta, tie="none", d_head=None, d_value=None, groups=None,
-                      order=2):
+                      order=2, scaled=False):
     r"""Moments m₁, …, m_order of the limiting squared-singular-value law of the multi-head output.
 
     Parameters
@@ -80,7 +110,7 @@ def multihead_moments(ell, d, heads, beta, tie="none", d_head=None, d_value=None
     heads : int
         Number of heads H ≥ 1; must divide d unless both widths are given.
     beta : float
-        Inverse temperature β > 0.
+        Inverse temperature, BETA_MIN ≤ β ≤ BETA_MAX (1e-150 ≤ β ≤ 26).
     tie : str
         Weight tie, one of :data:`attnspec.TIES`.
     d_head, d_value : int, optional
@@ -89,11 +119,21 @@ def multihead_moments(ell, d, heads, beta, tie="none", d_head=None, d_value=None
         Number of key–value groups, only for ``tie="gqa"``.
     order : int
         Number of moments returned (≥ 1).
+    scaled : bool
+        Return m_k/s^k (s = e^{β²} − 1) instead of m_k: finite over the whole domain, where
+        m_k itself overflows float64 for k·β² ≳ 709 (β = 26: k ≥ 2).
 
     Returns
     -------
     list of float
-        ``[m₁, m₂, …]`` with :math:`m_k = \lim \frac1\ell \operatorname{tr}(YY^\top)^k`.
+        ``[m₁, m₂, …]`` with :math:`m_k = \lim \frac1\ell \operatorname{tr}(YY^\top)^k`
+        (divided by s^k if ``scaled``).
+
+    Raises
+    ------
+    ValueError
+        Invalid parameters (named), β outside [BETA_MIN, BETA_MAX]; or, without ``scaled``,
+        an order whose moment overflows float64 (the message names the order and β).
 
     Notes
     -----
@@ -109,7 +149,9 @@ def multihead_moments(ell, d, heads, beta, tie="none", d_head=None, d_value=None
     Higher moments are exact as well: they come from the free cumulants of the attention core
     (κ₂ = s, κ_{2j} = c^{j−1}β^{2j} for the symmetrised law, c = ℓ/d_h; MATH.md §3) pushed through
     the chain of :class:`MultiHeadLaw` with truncated power series of S-transforms
-    (⊠ MP(r): S ↦ S/(1 + r w)) and R-transforms (H heads: κ_k ↦ κ_k/H^{k−1}), in floating point.
+    (⊠ MP(r): S ↦ S/(1 + r w)) and R-transforms (H heads: κ_k ↦ κ_k/H^{k−1}), in floating point
+    and in units of s (every step is homogeneous); they agree with the closed forms to 1e-12
+    (chapter A1, Moments).
 
     Examples
     --------
@@ -117,16 +159,35 @@ def multihead_moments(ell, d, heads, beta, tie="none", d_head=None, d_value=None
     >>> [round(m, 4) for m in attnspec.multihead_moments(500, 1000, 4, 1.0)]
     [1.7183, 7.1431]
     """
-    chain, _, _ = _chain(ell, d, heads, beta, tie, d_head, d_value, groups)
+    chain, _, params = _chain(ell, d, heads, beta, tie, d_head, d_value, groups, unit=None)
     order = check_int("order", order, min=1)
+    scaled = check_bool("scaled", scaled)
     exact = _closed_form(chain)
-    if order <= 2:
-        return [float(m) for m in exact[:order]]
-    series = chain_moments(chain, order)
-    return [float(m) for m in exact] + [float(m) for m in series[2:]]
+    moments = exact[:order] if order <= 2 else exact + list(chain_moments(chain, order)[2:])
+    if scaled:
+        return [float(m) for m in moments]
+    return [_unscaled(m, k, chain.unit, params) for k, m in enumerate(moments, start=1)]
 
 
 _EXPONENT_KIND = {0.5: "hard", 2 / 3: "hard23", 0.75: "hard34"}
+_KIND_EXPONENT = {kind: e for e, kind in _EXPONENT_KIND.items()}
+_TAIL_START = 1e-12   # below this fraction of the right edge a hard edge uses its series
+
+
+def _tail_points():
+    """Where the hard-edge series is fitted, relative to the right edge."""
+    return _TAIL_START * 10.0 ** np.array([0.0, 2 / 3, 4 / 3, 2.0])
+
+
+def _merge_cuts(pieces):
+    """Undo :func:`_split_near_zero`: the support intervals from the CDF pieces."""
+    out = []
+    for a, b, kind in pieces:
+        if out and out[-1][1] == a:
+            out[-1] = (out[-1][0], b, out[-1][2])
+        else:
+            out.append((a, b, kind))
+    return out
 
 
 def _split_near_zero(a, b, kind):
@@ -149,7 +210,7 @@ class MultiHeadLaw(SpectralLaw):
     ell, d, heads, beta, tie, d_head, d_value, groups
         As in :func:`attnspec.multihead_output` (validated the same way, before any
         computation): 2 ≤ ℓ ≤ d, H ≥ 1 dividing d under the standard allocation
-        d_head = d_value = d/H, β > 0 finite, ``tie`` one of :data:`attnspec.TIES`.
+        d_head = d_value = d/H, BETA_MIN ≤ β ≤ BETA_MAX, ``tie`` one of :data:`attnspec.TIES`.
 
     Notes
     -----
@@ -166,26 +227,45 @@ class MultiHeadLaw(SpectralLaw):
     :math:`\Sigma = (\beta^2\ell/d_h)\hat C^2 + \alpha^2\hat C`, :math:`\hat C = K^\top K/\ell`,
     G Gaussian ℓ×d_h independent of Ĉ.  ``shared_pattern`` uses H → 1, d_v → H d_v.
 
-    Each step is explicit backwards from one complex parameter p (the symmetrised Cauchy
-    variable g of ν∞, with :math:`K(g) = 1/g + \alpha^2 g + \beta^2 g/(1 - c\beta^2 g^2)`, or for
-    the kv tie the per-head Cauchy transform), giving z(p) and G_Y(z(p)); the density
-    :math:`\rho(x) = -\operatorname{Im} G_Y(x + i0)/\pi` comes from Newton's method on
-    z(p) = x + iη continued down a ladder of η to 0.  Edges are critical points z′(p) = 0.
-    Measured accuracy: the Cauchy transform agrees to ~1e-14 with a second method (polynomial
-    method for untied heads, a forward Silverstein–Bai fixed point with quadrature for the kv
-    tie) and with a long, fine ladder; the density integrates to 1 within 1e-12 and its
-    moments match the exact series moments to 1e-10.  The atom at 0 is
-    ``max(0, 1 − min(rank, d)/ℓ)``.  Across-head ties return the untied law (``output_keys``:
-    confirmed by Monte Carlo only, see chapter A1).
+    Algorithm (chapter A1, "The backward map and the algorithm").  Each step is explicit
+    backwards from one complex parameter p (the symmetrised Cauchy variable g of ν∞, with
+    :math:`K(g) = 1/g + \alpha^2 g + \beta^2 g/(1 - c\beta^2 g^2)`, or for the kv tie the
+    per-head Cauchy transform), giving z(p), G_Y(z(p)) and z′(p) in closed form
+    (:meth:`~attnspec.freeprob.chains.Chain.evaluate`); the density is
+    :math:`\rho(x) = -\operatorname{Im} G_Y(x + i0)/\pi` with z(p) = x.  The law is computed
+    as the law of x/s (s = e^{β²} − 1), so that β up to BETA_MAX does not overflow.  Build:
+    the right edge is the first critical point z′(p) = 0 along p > 0; 48 points are solved
+    by Newton's method continued down an η-ladder; a 600-point scan then starts every point
+    from the remembered solutions (log p interpolated linearly), decade by decade towards 0,
+    and finds the support intervals, whose edges are refined as critical points; later points
+    start from the solutions interpolated in the angle variable of the CDF map, in which p is
+    smooth up to the edges.  A point whose Newton iteration does not end on the physical sheet
+    (Nevanlinna conditions and G′ ≤ −G² on ℝ) falls back to the η-ladder.  At a hard edge at
+    0 (ρ ~ x^{-e}, e = 1/2, 2/3, 3/4) the density below 1e-12 of the right edge is the series
+    x^{-e} Σ_{j<4} c_j x^{j(1−e)} fitted at 1e-12…1e-10 of it, where rounding of z limits the
+    solver.  The atom at 0 is ``max(0, 1 − min(rank, d)/ℓ)``.  Across-head ties return the
+    untied law (``output_keys``: confirmed by Monte Carlo only, see chapter A1).
+
+    Accuracy (checked at every build, else UnresolvedLawError): total mass 1 − atom and the
+    first two moments (closed forms (a)–(c) of MATH.md §6) to 1e-9 relative.  Measured: the
+    density agrees with a long, fine η-ladder to ~1e-14 of its maximum and, at x + iη, with a
+    second method (polynomial method, untied; forward Silverstein–Bai fixed point, kv) to
+    ~1e-13; the mass is 1 to ~1e-14 (to ~1e-11 at x^{-3/4} edges); density moments match the
+    exact series to 1e-10 (``tests/test_laws_multihead.py``).
+
+    Domain: every tie, H ≥ 1, 2 ≤ ℓ ≤ d, BETA_MIN ≤ β ≤ BETA_MAX (= 26).  Out of reach
+    (refused with UnresolvedLawError): near-degenerate shapes where a soft edge sits within
+    ~1e-3 of a hard one (e.g. ℓ = d − 1), and very small β (~1e-3) where the noise part of the
+    support sits ~1e-6 of the support below the scores' part.
 
     Raises
     ------
     ValueError
-        For invalid parameters (named in the message), before any computation.
+        For invalid parameters (named in the message), before any computation; β outside
+        [BETA_MIN, BETA_MAX] included.
     UnresolvedLawError
-        (a ``ValueError``) if the computed density does not integrate to 1 within 1e-9: near-degenerate shapes
-        (e.g. ℓ = d − 1) whose edges the solver does not resolve.  Moments stay available
-        through :func:`multihead_moments`.
+        (a ``ValueError``) if the build check fails or an edge is not resolved; the message
+        names the configuration.  Moments stay available through :func:`multihead_moments`.
 
     Examples
     --------
@@ -197,92 +277,238 @@ class MultiHeadLaw(SpectralLaw):
 
     def __init__(self, ell, d, heads, beta, tie="none", d_head=None, d_value=None, groups=None):
         self._chain, self._atom, self._par = _chain(ell, d, heads, beta, tie, d_head, d_value,
-                                                    groups)
-        self._scale = float(_closed_form(self._chain)[0])
-        self._pieces_list = self._find_intervals()
+                                                    groups, unit=None)
+        self._unit = self._chain.unit             # s: the solver works with the law of x/s
+        self._scale = float(_closed_form(self._chain)[0])   # m₁/s
+        self._known = (np.empty(0), np.empty(0, complex))   # solved (x/s, log p), sorted
+        self._tail = None                                    # hard-edge series near 0
+        self._pieces_list = None
+        found = self._find_intervals()                       # in units of s
+        self._true_intervals = _merge_cuts(found)
+        self._pieces_list = found
         super().__init__()
-        if abs(self._mass_error) > 1e-9:   # builds the CDF series: never return a wrong curve
+        self._check_accuracy()
+
+    def _check_accuracy(self):
+        """Refuse (UnresolvedLawError) unless the density has mass 1 − atom and the first two
+        moments of MATH.md §6 (closed forms (a)–(c)), all to 1e-9 relative (builds the CDF
+        series)."""
+        unit = self._unit
+        moments = [sum(p.integrate(lambda x: (x / unit) ** k) for p in self._pieces)
+                   for k in (1, 2)]
+        exact = _closed_form(self._chain)
+        errors = [abs(self._mass_error)] + [abs(m / e - 1) for m, e in zip(moments, exact)]
+        if not max(errors) <= 1e-9:
             raise UnresolvedLawError(
-                f"{self!r}: the computed density has total mass off by {self._mass_error:.1e} "
-                "(a near-degenerate edge the solver does not resolve); use multihead_moments "
-                "or a Monte Carlo sample of the Gaussian-equivalent model instead")
+                f"{self!r}: the computed density misses its accuracy (mass off by "
+                f"{errors[0]:.1e}, m1 and m2 off by {errors[1]:.1e}, {errors[2]:.1e} "
+                f"relative): {self._out_of_reach()}")
 
     # ---- hooks of SpectralLaw ---------------------------------------------------------------
     def _params(self):
         return {k: v for k, v in self._par.items() if v is not None}
 
     def _support(self):
-        return self._pieces_list[0][0], self._pieces_list[-1][1]
+        return self._pieces_list[0][0] * self._unit, self._pieces_list[-1][1] * self._unit
 
     def _intervals(self):
-        return list(self._pieces_list)
+        # consecutive pieces of one support interval (cut near 0): "inner" left ends
+        out = []
+        for a, b, kind in self._pieces_list:
+            inner = bool(out) and out[-1][1] == a * self._unit
+            out.append((a * self._unit, b * self._unit, "inner" if inner else kind))
+        return out
 
     def _pdf(self, x):
         return self.density(x)
 
-    def pdf(self, x):
-        """Density of the absolutely continuous part (scipy conventions, see SpectralLaw)."""
-        out = super().pdf(x)
-        cuts = [a for a, _, _ in self._pieces_list[1:]]
-        xs = np.asarray(x, dtype=float)
-        at_cut = np.isin(xs, cuts) & np.isin(xs, [b for _, b, _ in self._pieces_list[:-1]])
-        if np.any(at_cut):      # internal cut points of a split interval lie inside the support
-            out = np.array(out, dtype=float, ndmin=1)
-            out[np.atleast_1d(at_cut)] = self.density(xs[at_cut].ravel())
-            out = out.reshape(np.shape(xs))
-            return float(out) if np.ndim(x) == 0 else out
-        return out
-
     def _moment(self, k):
-        return float(chain_moments(self._chain, k)[k - 1])
+        return _unscaled(chain_moments(self._chain, k)[k - 1], k, self._unit, self._par)
 
     # ---- the solver --------------------------------------------------------------------------
     def cauchy(self, x):
         """Cauchy transform G_Y(x + i0) on the real axis (complex array)."""
-        G, _ = self._chain.cauchy_on_axis(np.asarray(x, dtype=float), self._scale)
-        return G
+        x = as_float_array(x)
+        return self._cauchy(x / self._unit) / self._unit
 
     def density(self, x):
         """Density −Im G_Y(x + i0)/π at any real x (no support bookkeeping; vectorised)."""
-        return np.maximum(-self.cauchy(x).imag / np.pi, 0.0)
+        x = as_float_array(x)
+        return self._rho(x / self._unit) / self._unit
+
+    def _cauchy(self, x):
+        """G_Y(x + i0) in units of s (x/s, G·s).
+
+        Each point starts from the solutions already found (:meth:`_remember`); points below
+        the smallest one are solved a decade at a time downwards, each decade starting from
+        the one above (continuation towards a hard edge at 0; stepping stones fill empty
+        decades)."""
+        return self._solve(np.asarray(x, dtype=float))[0]
+
+    def _solve(self, x, fallback=True):
+        """G_Y(x + i0) and p at real x (see :meth:`cauchy`); remembers the solutions.  With
+        ``fallback=False`` points below the known ones that Newton's method does not
+        resolve get NaN instead of the η-ladder."""
+        G = np.full(x.shape, complex(np.nan, np.nan))
+        p = np.full(x.shape, complex(np.nan, np.nan))
+        known_x = self._known[0]
+        low = (x > 0) & (x < known_x[0]) if known_x.size else np.zeros(x.shape, bool)
+        todo = ~low & np.isfinite(x)                  # NaN and ±inf give NaN
+        while True:
+            if todo.any():
+                G[todo], p[todo] = self._chain.cauchy_on_axis(
+                    x[todo], self._scale, guess=self._guess(x[todo]),
+                    fallback=fallback or not self._known[0].size
+                    or x[todo].min() >= self._known[0][0])
+                self._remember(x[todo], p[todo])
+            if not low.any():
+                return G, p
+            floor = 0.1 * self._known[0][0]           # the next decade down
+            todo = low & (x >= floor)
+            if not todo.any():                        # a stepping stone one decade down
+                self._solve(np.array([floor]), fallback)
+                if self._known[0][0] < floor * 1.000001:
+                    continue
+                todo = low                            # the stone failed: solve the rest as is
+            low &= ~todo
+
+    def _coordinate(self, x):
+        """The variable in which log p is interpolated: log x while the support is unknown;
+        then Σ_k θ_k(x), θ_k the angle of the CDF map of support interval k (x = a + (b − a)
+        sin^{2m}(θ/2)), in which p is analytic up to the edges (p − p_e ∝ √(x − a) ∝ θ)."""
+        if self._pieces_list is None:
+            return np.log(x)
+        c = np.zeros(np.shape(x))
+        for a, b, kind in self._true_intervals:
+            m = _KIND_POWER[kind]
+            r = (np.clip(x, a, b) - a) / (b - a)
+            c += 2 * np.arctan2(r ** (0.5 / m), np.sqrt(np.maximum(1 - r ** (1 / m), 0)))
+            c += np.pi * (x > b)
+        return c
+
+    def _guess(self, x):
+        """Starting p for each x from the remembered solutions (NaN if there are none)."""
+        known_x, known_lp = self._known
+        if not known_x.size:
+            return None
+        ck, c = self._coordinate(known_x), self._coordinate(np.maximum(x, 1e-300))
+        if self._pieces_list is not None:     # points in the closed support intervals only
+            keep = np.zeros(known_x.shape, bool)
+            for a, b, _ in self._true_intervals:
+                keep |= (known_x >= a) & (known_x <= b)
+            ck, known_lp = ck[keep], known_lp[keep]
+            if not ck.size:
+                return None
+        lp = np.interp(c, ck, known_lp.real) + 1j * np.interp(c, ck, known_lp.imag)
+        below = c < ck[0]
+        if self._pieces_list is None and below.any() and ck.size > 1:
+            # towards 0 (one decade at a time, see _solve): where p → ∞ as a power law
+            # p ∝ x^{-1/k} (|slope| ≥ 1/4 in log-log), along the last chord; where p tends to a
+            # finite p₀ (small slope) the nearest solution, from which Newton approaches the
+            # root along its ray (a chord would overshoot p₀ towards another root)
+            slope = (known_lp[1] - known_lp[0]) / (ck[1] - ck[0])
+            if abs(slope) > 0.2:
+                lp[below] = known_lp[0] + slope * (c[below] - ck[0])
+        return np.exp(lp)
+
+    def _remember(self, x, p):
+        """Add solved points (x > 0) to the table of starting guesses (sorted by x)."""
+        keep = (x > 0) & np.isfinite(p) & (p != 0)
+        if not keep.any():
+            return
+        lp = np.log(p[keep])
+        lp = np.where(lp.imag > np.pi / 2, lp - 2j * np.pi, lp)   # p on the negative axis: −π
+        xs = np.concatenate([self._known[0], x[keep]])
+        lp = np.concatenate([self._known[1], lp])
+        xs, idx = np.unique(xs, return_index=True)
+        self._known = (xs, lp[idx])
+
+    def _rho(self, x):
+        """The density in units of s (of x/s), from :meth:`_cauchy`.
+
+        Below ``_TAIL_START``·(right edge) at a hard edge ρ ~ x^{-e} at 0 (e = 1/2, 2/3, 3/4,
+        i.e. z(p) − 0 has a zero of order k = 1/(1 − e) in p), where rounding of z limits the
+        solver, the density is the series ρ(x) = x^{-e} Σ_{j<4} c_j x^{j(1−e)} fitted at four
+        points x₀·10^{0, 2/3, 4/3, 2}, x₀ = _TAIL_START·b; its truncation error is
+        O((x₀/b)^{4(1−e)}) relative, on a region holding O((x₀/b)^{1−e}) of the mass.  Outside
+        [0, right edge] the density is 0 (once the support is known)."""
+        x = np.asarray(x, dtype=float)
+        out = np.zeros(x.shape)
+        solve = np.ones(x.shape, bool) if self._pieces_list is None else (
+            (x >= 0) & (x <= self._pieces_list[-1][1]) | np.isnan(x))   # no mass outside
+        if self._tail is not None:
+            x0, e, coef = self._tail
+            small = (x > 0) & (x < x0)
+            xs = x[small]
+            out[small] = xs ** -e * np.polynomial.polynomial.polyval((xs / x0) ** (1 - e), coef)
+            solve &= ~small
+        out[solve] = np.maximum(-self._cauchy(x[solve]).imag / np.pi, 0.0)
+        out[np.isnan(x)] = np.nan
+        return out
+
+    def _fit_tail(self, b, kind):
+        """The hard-edge series of :meth:`density` (see there)."""
+        e = _KIND_EXPONENT[kind]
+        x0 = _TAIL_START * b
+        xs = b * _tail_points()
+        rho = self._rho(xs)
+        t = (xs / x0) ** (1 - e)
+        coef = np.linalg.solve(np.vander(t, 4, increasing=True), rho * xs ** e)
+        self._tail = (x0, e, coef)
 
     def _z_derivatives(self, p, h=1e-6):
         """z′(p) and z″(p) (z″ by a central difference of the exact z′)."""
-        dz = lambda q: self._chain.z_of(Jet(q, np.ones_like(q)))[0].d
         step = h * np.abs(p)
-        return dz(p), (dz(p + step) - dz(p - step)) / (2 * step)
+        dz = self._chain.evaluate(np.concatenate([p, p + step, p - step])).dz.reshape(3, -1)
+        return dz[0], (dz[1] - dz[2]) / (2 * step)
 
     def _critical_edge(self, p):
         """Refine an edge: Newton on z′(p) = 0 from p; returns the real edge z(p*)."""
         p = np.atleast_1d(np.asarray(p, dtype=complex))
-        for _ in range(60):
-            d1, d2 = self._z_derivatives(p)
-            step = d1 / d2
-            p = p - step
-            if np.all(np.abs(step) <= 1e-15 * np.abs(p)):
-                break
-        z = self._chain.z_of(Jet(p, 0 * p))[0].v[0]
+        with np.errstate(all="ignore"):
+            for _ in range(60):
+                d1, d2 = self._z_derivatives(p)
+                step = d1 / d2
+                p = p - step
+                if not np.all(np.abs(step) > 1e-15 * np.abs(p)):
+                    break
+            z = self._chain.evaluate(p).z[0]
+        if abs(z.imag) < 1e-8 * abs(z) and z.real > 0:
+            self._remember(np.array([z.real]), p)   # the edge itself: a starting point
         return float(z.real), float(abs(z.imag))
 
     def _find_intervals(self):
         """Support intervals [(a, b, left_kind), ...] from a density scan refined at edges."""
         ch = self._chain
         # right edge: first critical point of z(p) along real p from 0+ (z decreasing from +∞)
-        p = ch.initial(1e4 * self._scale + 0j).real * np.geomspace(1, 1e4, 4000)
-        J = ch.z_of(Jet(p + 0j, np.ones(p.size, complex)))[0]
-        bad = (J.d.real >= 0) | (np.abs(J.v.imag) > 1e-12 * np.abs(J.v)) | ~np.isfinite(J.v)
+        p = ch.initial(1e4 * self._scale + 0j).real * np.geomspace(1, 1e4, 600)
+        with np.errstate(all="ignore"):
+            J = ch.evaluate(p + 0j)
+        bad = (J.dz.real >= 0) | (np.abs(J.z.imag) > 1e-12 * np.abs(J.z)) | ~np.isfinite(J.z)
         i = int(np.argmax(bad))
         b, err = self._critical_edge(p[max(i - 1, 0)])
-        if not (err < 1e-8 * b and 0 < b <= J.v[: i + 1].real.min() * (1 + 1e-12)):
-            raise RuntimeError(f"right edge not found for {self!r}")
-        # scan the density on (0, b) (squared spacing resolves the region near 0)
-        u = (np.arange(1, 1601) - 0.5) / 1600
+
+        if not (err < 1e-8 * b and 0 < b <= J.z[: i + 1].real.min() * (1 + 1e-12)):
+            raise UnresolvedLawError(f"{self!r}: the right edge of the support is not "
+                                     f"resolved: {self._out_of_reach()}")
+        # seeds by the η-ladder away from 0, then the scan from the seeds (squared spacing
+        # resolves the region near 0)
+        u = (np.arange(1, 49) - 0.5) / 48
+        seeds = b * u * u
+        G, p = self._chain._robust(seeds, self._scale, 0.0, near_zero=0.0)
+        self._remember(seeds, p)
+        u = (np.arange(1, 601) - 0.5) / 600
         x = b * u * u
-        G, p = ch.cauchy_on_axis(x, self._scale)
+        # below the seeds, points Newton's method cannot reach from above are left out of the
+        # scan (NaN): an interval missed there shows as a mass defect at the check in __init__
+        G, p = self._solve(x, fallback=False)
+        resolved = np.isfinite(G)
+        x, G, p = x[resolved], G[resolved], p[resolved]
         rho = -G.imag / np.pi
         inside = rho * b > 1e-9
         if not inside.any():
-            raise RuntimeError(f"empty density scan for {self!r}")
+            raise UnresolvedLawError(f"{self!r}: the density scan found no support: "
+                                     f"{self._out_of_reach()}")
         starts = np.flatnonzero(inside & ~np.r_[False, inside[:-1]])
         stops = np.flatnonzero(inside & ~np.r_[inside[1:], False])
         intervals = []
@@ -290,6 +516,8 @@ class MultiHeadLaw(SpectralLaw):
             left, kind = 0.0, "soft"
             if i0 == 0 and self._atom == 0.0:
                 kind = self._hard_kind(b)
+                if kind != "soft":
+                    self._fit_tail(b, kind)
             if kind == "soft":
                 left, err = self._critical_edge(p[i0])
                 lo = x[i0 - 1] if i0 > 0 else 0.0
@@ -305,8 +533,8 @@ class MultiHeadLaw(SpectralLaw):
         return intervals
 
     def _hard_kind(self, b):
-        """Left edge at 0: classify ρ ~ x^{-e} by e from two tiny points."""
-        rho = self.density(b * np.array([1e-10, 1e-12]))
+        """Left edge at 0: classify ρ ~ x^{-e} by e from two tiny points (two decades apart)."""
+        rho = self._rho(b * _tail_points()[[3, 0]])   # 100 x₀ and x₀, shared with _fit_tail
         if not np.all(rho > 0):
             return "soft"
         e = np.log(rho[1] / rho[0]) / np.log(100.0)
@@ -314,14 +542,27 @@ class MultiHeadLaw(SpectralLaw):
             return "soft"
         best = min(_EXPONENT_KIND, key=lambda k: abs(k - e))
         if abs(best - e) > 0.05:
-            raise UnresolvedLawError(f"density exponent {e:.3f} at 0 not supported for {self!r}")
+            raise UnresolvedLawError(f"{self!r}: density exponent {e:.3f} at 0 not supported: "
+                                     f"{self._out_of_reach()}")
         return _EXPONENT_KIND[best]
+
+    def _out_of_reach(self):
+        """Which parameter puts this configuration out of the solver's reach (for messages)."""
+        par = self._par
+        advice = ("; use multihead_moments or a Monte Carlo sample of the Gaussian-equivalent "
+                  "model instead")
+        if par["beta"] < 0.05:
+            return (f"beta={par['beta']!r} is too small (the noise part of the support, of "
+                    "relative size ~beta^2/2, is not resolved next to the scores' part)" + advice)
+        return (f"the shape ell={par['ell']}, d={par['d']}, heads={par['heads']}, "
+                f"d_head={par['d_head']}, d_value={par['d_value']} is near-degenerate (a soft "
+                "edge within ~1e-3 of a hard one, e.g. ell = d - 1)" + advice)
 
     def _bisect_edge(self, outside, inside, b):
         """Edge between a point outside and one inside the support, by bisection on ρ > 0."""
         for _ in range(60):
             mid = 0.5 * (outside + inside)
-            if self.density(np.array([mid]))[0] * b > 1e-13:
+            if self._rho(np.array([mid]))[0] * b > 1e-13:
                 inside = mid
             else:
                 outside = mid
