@@ -47,7 +47,8 @@ edges, ``m = 3`` for ``x^{-2/3}``; for ``m = 1`` this is the singular-value vari
 geometrically: the interpolant is built once per law (adaptively, doubling from
 ``_cheb_points[0]`` up to ``_cheb_points[1]`` points, default 64 to 2048, until the trailing
 coefficients fall below 1e-14 of the largest, or their sum below 1e-16 in mass; a law with
-``_max_pieces > 1`` cuts a piece that needs more in three, at the angles π/4 and 3π/4, so
+``_max_pieces > 1`` cuts a piece that needs more in three, at the angles π/4 and 3π/4 (at
+once, without doubling, when its tail extrapolated geometrically could not pass), so
 that features at very different scales, e.g. near a hard edge at small β, get geometrically
 graded pieces), integrated exactly, and evaluated for ``cdf``. ``_cdf_error`` holds the
 tail estimate (typically ≤ 1e-14); ``_mass_error`` the computed total mass minus one (a
@@ -251,8 +252,8 @@ class _Piece:
             bad = ~((y_new >= la) & (y_new <= ha)) | ~np.isfinite(y_new)
             y_new = np.where(bad, 0.5 * (la + ha), y_new)
             below_ulp[active] = np.where(bad, 0.0, step - (y_new - ya))
-            done = ((np.abs(y_new - ya) <= (1e-11 if iteration == 0 else 1e-9)) & ~bad) | (np.abs(f) <= noise) | (
-                ha - la <= 1e-15)
+            small_step = np.abs(y_new - ya) <= (1e-11 if iteration == 0 else 1e-9)
+            done = (small_step & ~bad) | (np.abs(f) <= noise) | (ha - la <= 1e-15)
             y[active], lo[active], hi[active] = y_new, la, ha
             active = active[~done]
             if active.size == 0:
