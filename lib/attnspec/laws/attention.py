@@ -266,8 +266,13 @@ class AttentionLaw(SpectralLaw):
         clearly not; the careful solver (with the η-ladder) decides the rest."""
         a, b, c = self._ka, self._kb, self.c
         p = c * b
-        one = np.ones_like(xi)
-        u = quartic_roots(one, -xi, (a + b * (1 - c)) * one, xi * p, -a * p * one)
+        # roots of the monic quartic as eigenvalues of its companion matrices (one stacked
+        # LAPACK call for the few midpoints: cheaper here than Ferrari's many array steps)
+        companion = np.zeros(xi.shape + (4, 4))
+        companion[..., 0, 0], companion[..., 0, 1] = xi, -(a + b * (1 - c))
+        companion[..., 0, 2], companion[..., 0, 3] = -xi * p, a * p
+        companion[..., 1, 0] = companion[..., 2, 1] = companion[..., 3, 2] = 1.0
+        u = np.linalg.eigvals(companion)
         # non-real part relative to the largest root (rounding is relative to it)
         spread = np.max(np.abs(u.imag), axis=-1) / np.max(np.abs(u), axis=-1)
         inside = spread > 1e-3
