@@ -51,7 +51,8 @@ def small_notebook():
         md("# Title\n"),
         code("x = 2\nprint(x)"),
         md(EXERCISE + "\n" + PROSE_SOLUTION + "\nText after the solution.\n"),
-        md(PROSE_SOLUTION.replace("ex-a", "ex-b")),
+        md(EXERCISE.replace("ex-a", "ex-b")),
+        md(PROSE_SOLUTION.replace("ex-a", "ex-b")),   # a cell holding only a solution
         code("print('kept')"),
     )
 
@@ -84,7 +85,9 @@ def test_notebook_loses_its_solutions_and_keeps_its_code():
     sources = "\n".join(c.source for c in out.cells)
     assert "SECRET" not in sources and "{exercise}" in sources
     assert "print('kept')" in sources and "Text after the solution." in sources
-    assert [c.cell_type for c in out.cells] == ["markdown", "code", "markdown", "code"]
+    # the solution-only cell is dropped, every other cell kept
+    assert [c.cell_type for c in out.cells] == ["markdown", "code", "markdown", "markdown",
+                                                "code"]
     assert student.count_solutions(nb) == 2 and student.count_solutions(out) == 0
 
 
@@ -170,9 +173,10 @@ def test_student_build_of_a_small_book(tmp_path):
     """Main build, then student build: outputs reused, no solution in the pages or downloads."""
     book = tmp_path / "book"
     (book / "chapters").mkdir(parents=True)
-    for name in ("_config.yml", "references.bib", "requirements.txt"):
+    for name in ("_config.yml", "references.bib", "requirements.txt", "pyproject.toml"):
         (book / name).write_bytes((ROOT / name).read_bytes())
-    (book / "_vendor").symlink_to(ROOT / "_vendor")
+    for folder in ("_vendor", "_ext", "_assets"):   # static files and the site extension
+        (book / folder).symlink_to(ROOT / folder)
     (book / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n"
                                    "  - file: chapters/t1\n")
     (book / "intro.md").write_text(FIXTURE_INTRO)
@@ -198,7 +202,7 @@ def test_student_build_of_a_small_book(tmp_path):
     assert "t1.ipynb: Executing notebook" not in log          # outputs of the main build
 
     page = (html / "chapters" / "t1.html").read_text()
-    assert page.count('class="exercise') == 1 and "kept" in page and "(student edition)" in page
+    assert page.count('class="exercise') == 2 and "kept" in page and "(student edition)" in page
     assert "SECRET" not in page
     assert "Launch" not in page                       # Binder/Colab would open the solutions
     intro = (html / "intro.html").read_text()
