@@ -146,7 +146,8 @@ def test_api_page_documents_every_public_name():
 
 @pytest.mark.book
 def test_api_page_builds_strictly(tmp_path):
-    """A3 alone, with the book's configuration, builds with warnings as errors.
+    """A3 (with A4, which it links to), in the book's configuration, builds without a
+    warning (A4's links to the chapters left out here aside).
 
     autodoc renders every docstring of the library here; a docstring that is not valid
     reStructuredText (``|x|`` read as a substitution, a malformed table) fails this test with
@@ -155,12 +156,18 @@ def test_api_page_builds_strictly(tmp_path):
     import subprocess
     import sys
 
-    for name in ("_config.yml", "references.bib", "_vendor", "chapters"):
+    for name in ("_config.yml", "references.bib", "pyproject.toml", "_vendor", "_ext", "_assets",
+                 "chapters"):
         (tmp_path / name).symlink_to(ROOT / name)
-    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: chapters/A3_api\n")
+    # A3 and the specification its docstrings link to ("MATH.md §n" becomes a link to A4)
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: chapters/A3_api\nchapters:\n"
+                                       "  - file: chapters/A4_specification\n")
     jb = Path(sys.executable).with_name("jupyter-book")
-    run = subprocess.run([str(jb), "build", str(tmp_path), "--all", "-W", "-n", "--keep-going"],
-                         capture_output=True, text=True)
+    run = subprocess.run([str(jb), "build", str(tmp_path), "--all", "-n", "--keep-going"],
+                         capture_output=True, text=True)   # every warning is read below
+    # A4 itself links to chapters this two-page book leaves out; the full strict build
+    # (make book) checks those links
     problems = [line for line in (run.stdout + run.stderr).splitlines()
-                if "WARNING" in line or "ERROR" in line]
+                if ("WARNING" in line or "ERROR" in line)
+                and not ("A4_specification.md" in line and "unknown document" in line)]
     assert run.returncode == 0 and not problems, "\n".join(problems) or run.stderr[-3000:]

@@ -3,10 +3,10 @@
 The limiting law of the squared singular values of the multi-head output is the end of a chain
 of free convolutions.  Every step of the chain is *explicit in the backward direction*: starting
 from one complex parameter ``p`` (the per-head variable) the chain returns the point ``z``, the
-Cauchy transform ``G(z)`` of the output law and their derivatives (:meth:`Chain.evaluate`, in
+Cauchy transform ``G(z)`` of the output law and their derivatives (``Chain.evaluate``, in
 closed form).  Solving ``z(p) = x`` for ``p`` by Newton's method from a starting point
-(:meth:`Chain.solve_from`; the law remembers its solutions) or, without one, continued down a
-ladder of ``x + iη`` (:meth:`Chain._robust`), gives the density.  :func:`chain_moments` gives
+(``Chain.solve_from``; the law remembers its solutions) or, without one, continued down a
+ladder of ``x + iη`` (``Chain._robust``), gives the density.  ``chain_moments`` gives
 the exact moments by power-series arithmetic on S- and R-transforms.  The derivation is in
 ``chapters/A1_multihead_law_derivation.md``; the names below follow it.
 

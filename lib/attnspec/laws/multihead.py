@@ -231,7 +231,7 @@ class MultiHeadLaw(SpectralLaw):
     backwards from one complex parameter p (the symmetrised Cauchy variable g of ν∞, with
     :math:`K(g) = 1/g + \alpha^2 g + \beta^2 g/(1 - c\beta^2 g^2)`, or for the kv tie the
     per-head Cauchy transform), giving z(p), G_Y(z(p)) and z′(p) in closed form
-    (:meth:`~attnspec.freeprob.chains.Chain.evaluate`); the density is
+    (``Chain.evaluate`` in :mod:`attnspec.freeprob.chains`); the density is
     :math:`\rho(x) = -\operatorname{Im} G_Y(x + i0)/\pi` with z(p) = x.  The law is computed
     as the law of x/s (s = e^{β²} − 1), so that β up to BETA_MAX does not overflow.  Build:
     the right edge is the first critical point z′(p) = 0 along p > 0; 48 points are solved
