@@ -161,6 +161,15 @@ def largest_squared_singular_value(M):
     return float(scipy.linalg.eigh(gram, eigvals_only=True, subset_by_index=[n - 1, n - 1])[0])
 
 
+def _checked_study(ells, beta, c, draws, seed):
+    """Checked (ells, β, c, draws) of a size study and one random stream per (ℓ, draw)."""
+    ells = _check_sizes(ells)
+    beta = check_float("beta", beta, min=0, max=BETA_MAX, min_open=True)
+    c = check_float("c", c, min=0, min_open=True)
+    draws = check_int("draws", draws, min=1)
+    return ells, beta, c, draws, iter(_streams(seed, len(ells) * draws))
+
+
 def _check_sizes(ells):
     """The sizes ℓ as a non-empty list of ints ≥ 2."""
     sizes = np.atleast_1d(ells)
@@ -183,11 +192,7 @@ def linear_model_norms(ells, beta, c, draws=1, seed=0):
         Shape (len(ells), draws); row i converges to z₊²(β, c) as ℓ grows (from below on
         average: Tracy–Widom fluctuations of order ℓ^{-2/3}).
     """
-    ells = _check_sizes(ells)
-    beta = check_float("beta", beta, min=0, max=BETA_MAX, min_open=True)
-    c = check_float("c", c, min=0, min_open=True)
-    draws = check_int("draws", draws, min=1)
-    streams = iter(_streams(seed, len(ells) * draws))
+    ells, beta, c, draws, streams = _checked_study(ells, beta, c, draws, seed)
     out = np.empty((len(ells), draws))
     for i, ell in enumerate(ells):
         d_qk = max(1, round(ell / c))
@@ -206,11 +211,7 @@ def attention_norms(ells, beta, c=1.0, draws=1, seed=0):
         ``"s1"``, ``"centred_norm2"`` and ``"upper"`` = √(1 + ‖√ℓA^⊥‖²/ℓ), arrays of shape
         (len(ells), draws). Exactly 1 ≤ s₁(A) ≤ upper (Proposition 1's sandwich).
     """
-    ells = _check_sizes(ells)
-    beta = check_float("beta", beta, min=0, max=BETA_MAX, min_open=True)
-    c = check_float("c", c, min=0, min_open=True)
-    draws = check_int("draws", draws, min=1)
-    streams = iter(_streams(seed, len(ells) * draws))
+    ells, beta, c, draws, streams = _checked_study(ells, beta, c, draws, seed)
     s1 = np.empty((len(ells), draws))
     norm2 = np.empty_like(s1)
     for i, ell in enumerate(ells):
