@@ -1,10 +1,21 @@
 """Shared by the test files: the repository root and loading the scripts in tools/."""
 
 import importlib.util
+import os
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+IN_CI = os.environ.get("CI", "").lower() == "true"
+
+
+def unavailable(reason):
+    """Skip a test whose tool (a built book, Chromium, poppler) is missing; in CI, fail."""
+    import pytest
+
+    if IN_CI:
+        pytest.fail(f"{reason} (required in CI)")
+    pytest.skip(reason)
 
 
 def load_tool(name):

@@ -6,35 +6,28 @@ missing tool is a failure; elsewhere the tests are skipped with the reason. The 
 kept in ``_build/pdf/pages/`` for a human look.
 """
 
-import os
 import re
 import shutil
 import subprocess
 
 import nbformat
 import pytest
-from helpers import ROOT, load_tool
+from helpers import ROOT, load_tool, unavailable
 
 pytestmark = [pytest.mark.browser, pytest.mark.book]
-IN_CI = os.environ.get("CI", "").lower() == "true"
 PAGES = ROOT / "_build" / "pdf" / "pages"
 
-
-def _unavailable(reason):
-    if IN_CI:
-        pytest.fail(f"{reason} (required in CI)")
-    pytest.skip(reason)
 
 
 @pytest.fixture(scope="module")
 def pdf():
     tool = load_tool("build_pdf")
     if not (ROOT / "_build" / "html" / "intro.html").is_file():
-        _unavailable("the book is not built: run `make book` first")
+        unavailable("the book is not built: run `make book` first")
     if not tool.find_chrome():
-        _unavailable("headless Chromium is not installed")
+        unavailable("headless Chromium is not installed")
     if not all(shutil.which(t) for t in ("pdftoppm", "pdftotext", "pdfinfo")):
-        _unavailable("poppler-utils is not installed (apt-get install poppler-utils)")
+        unavailable("poppler-utils is not installed (apt-get install poppler-utils)")
     return tool.build(ROOT)
 
 

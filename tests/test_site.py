@@ -11,18 +11,16 @@ with the reason.
 
 import functools
 import http.server
-import os
 import re
 import shutil
 import threading
 import tomllib
 
 import pytest
-from helpers import ROOT, load_tool
+from helpers import ROOT, load_tool, unavailable
 
 HTML = ROOT / "_build" / "html"
 SHOTS = ROOT / "_build" / "screenshots"
-IN_CI = os.environ.get("CI", "").lower() == "true"
 SKIPPED_PAGES = {"genindex.html", "search.html", "index.html", "py-modindex.html"}
 
 pytestmark = pytest.mark.browser
@@ -36,17 +34,12 @@ def _pages():
                   and p.name not in SKIPPED_PAGES)
 
 
-def _unavailable(reason):
-    if IN_CI:
-        pytest.fail(f"{reason} (required in CI)")
-    pytest.skip(reason)
-
 
 @pytest.fixture(scope="module")
 def site():
     """Serve _build/html on a loopback port (file:// would block MathJax's fonts)."""
     if not (HTML / "intro.html").is_file():
-        _unavailable("the book is not built: run `make book` first")
+        unavailable("the book is not built: run `make book` first")
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(HTML))
     handler.log_message = lambda *args: None
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -61,7 +54,7 @@ def browser():
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     driver_path = shutil.which("chromedriver")
     if not (chromium and driver_path):
-        _unavailable("headless Chromium is not installed (apt-get install chromium chromium-driver)")
+        unavailable("headless Chromium is not installed (apt-get install chromium chromium-driver)")
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -150,7 +143,7 @@ def _console_errors(browser):
 def test_the_book_was_built_from_the_current_library():
     """The site under test was built after the last change to lib/ or the pins."""
     if not (HTML / "intro.html").is_file():
-        _unavailable("the book is not built: run `make book` first")
+        unavailable("the book is not built: run `make book` first")
     assert (HTML / ".inputs-hash").read_text() == load_tool("build_book").inputs_hash()
 
 
@@ -209,7 +202,7 @@ def test_every_chapter_page_has_a_figure(site, browser):
 def test_downloaded_notebooks_carry_their_figures():
     """The download button serves each chapter executed, figures included."""
     if not (HTML / "intro.html").is_file():
-        _unavailable("the book is not built: run `make book` first")
+        unavailable("the book is not built: run `make book` first")
     import nbformat
 
     for path in sorted((ROOT / "chapters").glob("*.ipynb")):
