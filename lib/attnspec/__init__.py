@@ -17,6 +17,7 @@ __version__ = "0.1.0"
 # public name -> module that defines it (one job per module; the layers: docs/ARCHITECTURE.md)
 _EXPORTS = {
     # hermite: Hermite coefficients of the exponential (MATH.md §2)
+    "total_variance": "hermite",
     "noise_variance": "hermite",
     "alpha": "hermite",
     "truncated_noise_variance": "hermite",
