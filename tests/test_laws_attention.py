@@ -240,3 +240,28 @@ def test_outside_support_no_warnings():
             x = np.concatenate([[-1e300, -1.0, 1e300], edges[1:], 2 * edges[-1:]])
             assert np.all(law.pdf(x) == 0.0)
             assert np.all(np.isfinite(law.cdf(np.linspace(-1, 2 * edges[-1], 500))))
+
+
+@pytest.mark.parametrize("beta,c", [(1e-6, 1.0), (1e-6, 1.01), (1e-20, 0.99), (0.03, 0.99)])
+def test_small_beta_near_c_one_is_graded(beta, c):
+    """At small β and c ≈ 1 the density keeps one power law over many decades above a
+    change near 0: the first piece is cut there and mapped geometrically ("log"), so the
+    CDF needs at most four pieces (13 graded by bisection before); their Chebyshev tails
+    stay far below the mass tolerance."""
+    law = AttentionLaw(beta, c)
+    kinds = [p.kind for p in law._pieces]
+    assert "log" in kinds and len(kinds) <= 4
+    assert law._cdf_error < 1e-12
+
+
+@pytest.mark.parametrize("c", [0.01, 0.5, 0.99, 0.999999])
+def test_score_product_inner_scale_against_mpmath(c):
+    """|x(z₋)| = |(1 + z)²(1 + cz)/z| at z₋ = −(1 + √(1 + 8c))/(4c), in 50 digits."""
+    from attnspec.laws import attention
+    mp.mp.dps = 50
+    C = mp.mpf(c)
+    z = -(1 + mp.sqrt(1 + 8 * C)) / (4 * C)
+    expected = float(abs((1 + z) ** 2 * (1 + C * z) / z))
+    mp.mp.dps = 15
+    assert attention._score_product_inner_scale(c)[0] == pytest.approx(expected, rel=1e-13)
+    assert attention._score_product_inner_scale(1.0).size == 0

@@ -35,7 +35,11 @@ from attnspec.sampling.equivalents import linear_equivalent
 
 BETAS = [1e-6, 1e-4, 1e-2, 0.1, 0.5, 1.0, 2.0, 5.0, 8.75, 10.0, 20.0, 26.0]
 CS = [0.01, 0.1, 1.0, 4.0, 100.0]
-GRID = [(b, c) for b in BETAS for c in CS]
+# c on both sides of 1 at small β: the first piece is graded (a "log" piece spanning the
+# decades between the change of power law near 0 and the right edge), both forms
+NEAR_ONE = [(1e-20, 0.99), (1e-20, 1.01), (1e-6, 0.99), (1e-6, 1.01), (0.03, 0.99),
+            (0.1, 1.01)]
+GRID = [(b, c) for b in BETAS for c in CS] + NEAR_ONE
 IDS = [f"beta={b}-c={c}" for b, c in GRID]
 _LAWS = {}
 

@@ -8,6 +8,8 @@ checked) and offers ``pdf``, ``cdf``, ``ppf``, ``moment``, ``mean``, ``var``, ``
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._validation import check_beta, check_float
@@ -101,6 +103,48 @@ def _physical_root_scaled(xi, a, b, c):
     return h
 
 
+#: A support interval whose left end is within this fraction of its length of a change of
+#: the density's power law (at distance f from the end) is cut at f·_GRADE_PAD and mapped
+#: geometrically above (a "log" piece, see :mod:`attnspec.laws.base`).
+_GRADE_BELOW, _GRADE_PAD = 1e-2, 10.0
+
+
+def _score_product_inner_scale(c):
+    """|x(z₋)| for ScoreProductLaw(c), c ≤ 1: the modulus of its critical value on the
+    negative axis, x(z) = (1 + z)²(1 + cz)/z at z₋ = −(1 + √(1 + 8c))/(4c), where its
+    density turns from ~x^{-2/3} (above) to ~x^{-1/2} (below); none at c = 1. Written
+    without cancellation: 1 + z₋ = 4(c − 1)/(4c − 1 + r), 1 + cz₋ = 2(1 − c)/(3 + r),
+    r = √(1 + 8c)."""
+    if c == 1:
+        return np.array([])
+    r = math.sqrt(1 + 8 * c)
+    z = -(1 + r) / (4 * c)
+    one_z, one_cz = 4 * (c - 1) / (4 * c - 1 + r), 2 * (1 - c) / (3 + r)
+    return np.array([abs(one_z * one_z * one_cz / z)])
+
+
+def _graded(pieces, scales):
+    """The pieces ``(lo, hi, kind)`` with the first piece of each support interval graded:
+    if the density changes its power law at a distance f ≪ hi − lo from lo (f from
+    ``scales``, the moduli of the feature points of the first interval; for a later
+    interval, its gap to the previous one), it is cut into ``[lo, lo + 10 f]`` (same kind),
+    ``[lo + 10 f, lo + 0.62(hi − lo)]`` (``"log"``: a power law of t − lo is smooth in
+    log(t − lo)) and ``[lo + 0.62(hi − lo), hi]`` (``"inner"``, the square-root edge or the
+    near-cusp at hi)."""
+    out, last_end = [], None
+    for lo, hi, kind in pieces:
+        distances = scales if last_end is None else np.array([lo - last_end])
+        distances = distances[distances > 0]
+        last_end = hi
+        f = _GRADE_PAD * distances.min() if distances.size else np.inf
+        if kind == "inner" or not f < _GRADE_BELOW * (hi - lo):
+            out.append((lo, hi, kind))
+            continue
+        top = lo + 0.62 * (hi - lo)
+        out += [(lo, lo + f, kind), (lo + f, top, "log"), (top, hi, "inner")]
+    return out
+
+
 class AttentionLaw(SpectralLaw):
     r"""Limit law ν_∞(β, c) of the squared singular values of √ℓ A^⊥ (MATH.md §3).
 
@@ -151,7 +195,11 @@ class AttentionLaw(SpectralLaw):
     segments, each in or out of the support (density at its midpoint). There is no atom:
     near 0 the density is ~ ρ_sym(0)/√t (a hard edge). For c > 1 and small β the support is
     two intervals, [0, t₁] from the noise (mass 1 − 1/c) and [t₂, t₃] from the scores;
-    ``intervals()`` lists them, ``support()`` is their hull.
+    ``intervals()`` lists them, ``support()`` is their hull. At small β and c ≈ 1 the
+    density keeps one power law over many decades above a change near 0 (the scale |k| of
+    the other critical points, or the gap): that piece is cut there and mapped
+    geometrically (a ``"log"`` piece of :mod:`attnspec.laws.base`), so that a few short
+    series cover it.
 
     **Forms.** ``"exact"``: the above. ``"marchenko-pastur"`` when c b² < 1e-17 (β ≳ 5): the
     R-transform is k(h) − 1/h = h + c b² h³/(1 − p h²), semicircle(1) plus a term of relative
@@ -240,9 +288,11 @@ class AttentionLaw(SpectralLaw):
         return np.maximum(-h.imag / np.pi, 0.0)
 
     def _critical_values(self):
-        """Edge candidates |k(h)| at the real critical points h > 0, and the near-cusps:
+        """Edge candidates |k(h)| at the real critical points h > 0; the near-cusps:
         Re k(h) at the complex critical points where |Im k| ≤ Re k/4 (the density is
-        analytic but varies on the scale |Im k| there; the CDF pieces are cut at them)."""
+        analytic but varies on the scale |Im k| there; the CDF pieces are cut at them); and
+        the scales |k(h)| of the other critical points (complex, or h imaginary), where the
+        density's power law changes near 0 (the first piece is graded there)."""
         a, b, p = self._ka, self._kb, self._kp
         cubic = np.array([a * p * p, b * p - p * p - 2 * a * p, 2 * p + a + b, -1.0])
         roots = np.roots(cubic)
@@ -251,13 +301,14 @@ class AttentionLaw(SpectralLaw):
         u = polish(list(cubic), u, 3)
         h = np.sqrt(u)
         h = h[np.abs(1 - p * h * h) > 1e-12]
+        others = roots[~real | (roots.real < 0)].astype(complex)
         with np.errstate(all="ignore"):
             values = np.abs(self._k(h))
-            near = self._k(np.sqrt(polish(list(cubic), roots[~real].astype(complex), 3)))
+            near = self._k(np.sqrt(polish(list(cubic), others, 3)))
         values = np.unique(values[np.isfinite(values) & (values > 0)])
-        near = np.abs(near.real[np.isfinite(near) & (np.abs(near.imag) <= 0.25 * np.abs(
-            near.real))])
-        return values, np.unique(near)
+        cusp = np.isfinite(near) & (np.abs(near.imag) <= 0.25 * near.real)
+        scales = np.abs(near[np.isfinite(near) & ~cusp])
+        return values, np.unique(near.real[cusp]), np.unique(scales[scales > 0])
 
     def _has_complex_root(self, xi):
         """True where the quartic at ξ has a non-real pair (ξ inside the support; in a gap
@@ -292,7 +343,8 @@ class AttentionLaw(SpectralLaw):
             score = ScoreProductLaw(self.c)
             self._score_law = score
             if self.c <= 1:
-                return [(0.0, beta2 * score._b, score._left_edge)]
+                return _graded([(0.0, beta2 * score._b, score._left_edge)],
+                               beta2 * _score_product_inner_scale(self.c))
             w = 1.0 - 1.0 / self.c
             self._noise_scale = self.noise_variance * w
             top = 4.0 * self._noise_scale
@@ -300,8 +352,9 @@ class AttentionLaw(SpectralLaw):
                 raise LawAccuracyError(
                     f"c={self.c!r}: at beta={self.beta!r} the two pieces of the small-beta "
                     "form overlap (c too close to 1 for this beta)")
-            return [(0.0, top, "hard"), (beta2 * score._a, beta2 * score._b, "soft")]
-        candidates, near_cusps = self._critical_values()
+            return _graded([(0.0, top, "hard"), (beta2 * score._a, beta2 * score._b, "soft")],
+                           np.array([]))
+        candidates, near_cusps, scales = self._critical_values()
         if candidates.size == 0:
             raise LawAccuracyError(f"beta={self.beta!r}: no edge found for {self!r}")
         bounds = np.concatenate([[0.0], candidates])
@@ -331,7 +384,7 @@ class AttentionLaw(SpectralLaw):
             points = [lo, *inner, hi]
             kinds = ["hard-sin6" if i == 0 else "soft"] + ["inner"] * inner.size
             pieces += list(zip(points[:-1], points[1:], kinds))
-        return pieces
+        return _graded(pieces, s * scales ** 2)
 
     def _intervals(self):
         return list(self._pieces_list)

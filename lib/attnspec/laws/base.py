@@ -24,9 +24,12 @@ and optionally
     behaves at the left end ``a``: ``"soft"`` (vanishes like √(x − a)), ``"hard"`` (``a = 0``,
     blows up like x^{-1/2}), ``"hard23"`` (``a = 0``, like x^{-2/3}), ``"hard-sin6"``
     (``a = 0``, like x^{-1/2} at the end but possibly like x^{-2/3} over a range above it:
-    mapped as ``"hard23"``, where the CDF then grows like θ³) or ``"inner"`` (an ordinary
-    point, see below). Right ends are always soft (square-root), as for every law in this
-    package.
+    mapped as ``"hard23"``, where the CDF then grows like θ³), ``"inner"`` (an ordinary
+    point, see below) or ``"log"`` (an ordinary point of a piece spanning decades above the
+    left end o of its support interval, where the density varies like a power of x − o:
+    mapped geometrically, see below). Right ends are always soft (square-root), as for every
+    law in this package. A fourth element, an integer, sets the Chebyshev points of the
+    piece's first try (default ``_cheb_points[0]``).
 ``_moment(k)``
     an exact k-th moment (return ``None`` to fall back to quadrature).
 ``_reference_moments()``
@@ -42,7 +45,9 @@ What the base class computes
 ``cdf`` never integrates ``x^{-1/2}`` naively. On each interval ``[a, b]`` it integrates in the
 angle ``θ ∈ [0, π]`` of ``x = a + (b − a) sin^{2m}(θ/2)`` (``m = 1`` for soft and ``x^{-1/2}``
 edges, ``m = 3`` for ``x^{-2/3}``; for ``m = 1`` this is the singular-value variable
-``√x = √b sin(θ/2)`` when ``a = 0``). With these edge behaviours the integrand
+``√x = √b sin(θ/2)`` when ``a = 0``; a ``"log"`` piece uses
+``x = o + (a − o)((b − o)/(a − o))^{θ/π}``, o the left end of its support interval, on which
+a power law in x − o is an exponential in θ). With these edge behaviours the integrand
 ``ρ(x(θ)) x′(θ)`` is analytic on the closed interval, so its Chebyshev interpolant converges
 geometrically: the interpolant is built once per law (adaptively, doubling from
 ``_cheb_points[0]`` up to ``_cheb_points[1]`` points, default 64 to 2048, until the trailing
@@ -86,7 +91,8 @@ __all__ = ["SpectralLaw", "LawAccuracyError", "MASS_TOL", "MOMENT_TOL", "C_MIN",
 #: (with ``hermite.BETA_MAX`` for β): every law refuses c outside it with a ValueError.
 C_MIN, C_MAX = 0.01, 100.0
 
-_KIND_POWER = {"soft": 1, "hard": 1, "hard34": 2, "hard23": 3, "hard-sin6": 3, "inner": 1}
+_KIND_POWER = {"soft": 1, "hard": 1, "hard34": 2, "hard23": 3, "hard-sin6": 3, "inner": 1,
+               "log": 1}
 _CHEB_TOL = 1e-14
 _CUT_ANGLES = (0.25 * np.pi, 0.75 * np.pi)  # a piece that does not converge is cut in three
 _ABS_TOL = 1e-16            # a piece whose tail estimate (in mass) is below this is done
@@ -108,11 +114,16 @@ class _Piece:
     Built by :func:`_build_pieces`, which samples the density (``sample``), tests the
     series for convergence (``_coefficients``) and keeps the piece (``finish``)."""
 
-    def __init__(self, a, b, kind, n):
+    def __init__(self, a, b, kind, n, origin=0.0):
         if kind not in _KIND_POWER:
             raise ValueError(f"left_kind must be one of {sorted(_KIND_POWER)}; got {kind!r}")
         self.a, self.b, self.kind, self.m = float(a), float(b), kind, _KIND_POWER[kind]
         self.n, self.converged = n, True
+        if kind == "log":      # x − o = (a − o)·e^{λθ}, λ = ln((b − o)/(a − o))/π
+            if not origin < a:
+                raise ValueError(f"a log piece needs origin < a; got {origin!r}, {a!r}")
+            self.origin = float(origin)
+            self.rate = math.log((self.b - self.origin) / (self.a - self.origin)) / np.pi
 
     def sample(self):
         """``(θ, x)`` at the n Chebyshev points (first kind) of the current try."""
@@ -140,13 +151,19 @@ class _Piece:
         return self
 
     def x_of_theta(self, theta):
+        if self.kind == "log":
+            return self.origin + (self.a - self.origin) * np.exp(self.rate * theta)
         return self.a + (self.b - self.a) * np.sin(0.5 * theta) ** (2 * self.m)
 
     def dx_dtheta(self, theta):
+        if self.kind == "log":
+            return (self.a - self.origin) * self.rate * np.exp(self.rate * theta)
         half = 0.5 * theta
         return (self.b - self.a) * self.m * np.sin(half) ** (2 * self.m - 1) * np.cos(half)
 
     def theta_of_x(self, x):
+        if self.kind == "log":   # log1p keeps full precision near a
+            return np.log1p((x - self.a) / (self.a - self.origin)) / self.rate
         r = (x - self.a) / (self.b - self.a)
         if self.m == 1:  # arctan2 keeps full precision at both ends
             return 2.0 * np.arctan2(np.sqrt(x - self.a), np.sqrt(self.b - x))
@@ -199,9 +216,9 @@ class _Piece:
         """
         grid, table, slope = self._inverse_table()
         p_left = {"soft": 3.0, "hard": 1.0, "hard34": 1.0, "hard23": 2.0,
-                  "hard-sin6": 3.0, "inner": 2.0}[self.kind]
+                  "hard-sin6": 3.0, "inner": 2.0, "log": 1.0}[self.kind]
         right = q > 0.5 * self.mass
-        power = np.where(right, 3.0, p_left)
+        power = np.where(right, 1.0 if self.kind == "log" else 3.0, p_left)
 
         def h(c, power, right):  # transformed CDF, increasing in y on both halves
             c = np.clip(c, 0.0, self.mass)
@@ -319,7 +336,11 @@ def _build_pieces(intervals, pdf, points, max_pieces, trim):
     (doubling would be wasted on a feature the piece cannot resolve).
     """
     n0, max_points = points
-    pending = [(_Piece(a, b, kind, n0), i) for i, (a, b, kind) in enumerate(intervals)]
+    pending, origin = [], 0.0
+    for i, (a, b, kind, *first) in enumerate(intervals):
+        if kind not in ("inner", "log"):
+            origin = a                                 # left end of the support interval
+        pending.append((_Piece(a, b, kind, first[0] if first else n0, origin), i))
     count = [1] * len(intervals)                       # pieces per interval, cut or not
     done = []
     while pending:
@@ -351,9 +372,11 @@ def _build_pieces(intervals, pdf, points, max_pieces, trim):
                 done.append(piece.finish(theta, vals, coef, scale, trim))
                 continue
             count[i] += 2
-            retry += [(_Piece(piece.a, cuts[0], piece.kind, n0), i),
-                      (_Piece(cuts[0], cuts[1], "inner", n0), i),
-                      (_Piece(cuts[1], piece.b, "inner", n0), i)]
+            inner, origin = (("log", piece.origin) if piece.kind == "log"
+                             else ("inner", 0.0))
+            retry += [(_Piece(piece.a, cuts[0], piece.kind, n0, origin), i),
+                      (_Piece(cuts[0], cuts[1], inner, n0, origin), i),
+                      (_Piece(cuts[1], piece.b, inner, n0, origin), i)]
         pending = retry
     return sorted(done, key=lambda p: p.a)
 
@@ -490,7 +513,7 @@ class SpectralLaw(LawSummaries, abc.ABC):
         density is 0 there and the CDF constant). An atom at 0 is ``atom``.
         """
         merged = []
-        for a, b, _ in self._intervals():
+        for a, b, *_ in self._intervals():
             if merged and merged[-1][1] == a:
                 merged[-1][1] = b
             else:
@@ -510,9 +533,9 @@ class SpectralLaw(LawSummaries, abc.ABC):
         out = np.zeros(x.shape)
         inside = np.zeros(x.shape, dtype=bool)
         cuts = []
-        for a, b, kind in self._intervals():
+        for a, b, kind, *_ in self._intervals():
             inside |= (x > a) & (x < b)
-            if kind == "inner":
+            if kind in ("inner", "log"):
                 cuts.append(a)
             elif kind != "soft":
                 out[x == a] = np.inf
