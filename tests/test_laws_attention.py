@@ -265,3 +265,25 @@ def test_score_product_inner_scale_against_mpmath(c):
     mp.mp.dps = 15
     assert attention._score_product_inner_scale(c)[0] == pytest.approx(expected, rel=1e-13)
     assert attention._score_product_inner_scale(1.0).size == 0
+
+
+@pytest.mark.parametrize("beta,c", [(1e-7, 0.999), (1e-20, 1.001), (1e-30, 0.999999)])
+def test_small_beta_form_at_c_near_one(beta, c):
+    """The small-beta form at c within 1e-3 of 1 (it refused: it built ScoreProductLaw(c),
+    whose single-piece series cannot resolve c ≈ 1): mass, mean and second moment by the
+    build check; pdf = β⁻²·ρ_M(t/β²) against the root of M's cubic by mpmath (c ≤ 1, where
+    the form is β²·M), ppf∘cdf."""
+    law = AttentionLaw(beta, c)
+    assert law.form == "small-beta"
+    q = np.linspace(0.01, 0.99, 33)
+    assert_allclose(law.cdf(law.ppf(q)), q, atol=1e-12)
+    if c <= 1:
+        mp.mp.dps = 60
+        for f in (0.2, 0.5, 0.8):
+            x = f * law.support()[1] / beta ** 2
+            X, C = mp.mpf(x), mp.mpf(c)
+            roots = mp.polyroots([1, -X, (1 - C) * X, C * X * X], maxsteps=400,
+                                 extraprec=400, asc=True)
+            expected = float(-min(mp.im(r) for r in roots) / mp.pi) / beta ** 2
+            assert law.pdf(x * beta ** 2) == pytest.approx(expected, rel=1e-9)
+        mp.mp.dps = 15

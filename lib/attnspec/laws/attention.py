@@ -16,10 +16,11 @@ from .._validation import check_beta, check_float
 from ..freeprob.ladder import continue_to_axis
 from ..freeprob.roots import polish, quartic_roots
 from ..freeprob.series import free_cumulant_moments
-from ..freeprob.transforms import nu_inf_free_cumulants, nu_inf_inverse_cauchy
+from ..freeprob.transforms import (nu_inf_free_cumulants, nu_inf_inverse_cauchy,
+                                   score_product_edges)
 from ..hermite import noise_variance, total_variance
 from .base import C_MAX, C_MIN, LawAccuracyError, SpectralLaw
-from .classical import ScoreProductLaw
+from .classical import score_product_pdf
 
 __all__ = ["AttentionLaw", "free_cumulant_moments", "BETA_MIN_REPRESENTABLE"]
 
@@ -340,19 +341,19 @@ class AttentionLaw(SpectralLaw):
             return [(0.0, 4.0 * s, "hard")]
         if self.form == "small-beta":
             beta2 = self.beta * self.beta
-            score = ScoreProductLaw(self.c)
-            self._score_law = score
+            lower, upper = score_product_edges(self.c)        # of M (ScoreProductLaw)
             if self.c <= 1:
-                return _graded([(0.0, beta2 * score._b, score._left_edge)],
+                kind = "hard" if self.c < 1 else "hard23"
+                return _graded([(0.0, beta2 * upper, kind)],
                                beta2 * _score_product_inner_scale(self.c))
             w = 1.0 - 1.0 / self.c
             self._noise_scale = self.noise_variance * w
             top = 4.0 * self._noise_scale
-            if not top < 1e-3 * beta2 * score._a:
+            if not top < 1e-3 * beta2 * lower:
                 raise LawAccuracyError(
                     f"c={self.c!r}: at beta={self.beta!r} the two pieces of the small-beta "
                     "form overlap (c too close to 1 for this beta)")
-            return _graded([(0.0, top, "hard"), (beta2 * score._a, beta2 * score._b, "soft")],
+            return _graded([(0.0, top, "hard"), (beta2 * lower, beta2 * upper, "soft")],
                            np.array([]))
         candidates, near_cusps, scales = self._critical_values()
         if candidates.size == 0:
@@ -407,7 +408,7 @@ class AttentionLaw(SpectralLaw):
                 r = t[~far] / v
                 out[~far] = ((1.0 - 1.0 / self.c) * np.sqrt(np.maximum(4.0 - r, 0.0))
                              / (2 * np.pi * np.sqrt(r)) / v)
-            out[far] = self._score_law._pdf(t[far] / beta2) / beta2
+            out[far] = score_product_pdf(t[far] / beta2, self.c) / beta2
             return out
         return self._symmetric_density(xi) / xi / s
 

@@ -17,7 +17,7 @@ from ..freeprob.roots import cubic_roots, polish
 from ..freeprob.transforms import mp_edges, mp_moment, score_product_edges
 from .base import C_MAX, C_MIN, SpectralLaw
 
-__all__ = ["MarchenkoPastur", "ScoreProductLaw", "Semicircle"]
+__all__ = ["MarchenkoPastur", "ScoreProductLaw", "Semicircle", "score_product_pdf"]
 
 
 class MarchenkoPastur(SpectralLaw):
@@ -132,20 +132,7 @@ class ScoreProductLaw(SpectralLaw):
         return score_product_edges(self.c)
 
     def _pdf(self, x):
-        # With G = 1/(v√x) the cubic becomes v³ − √x v² + (1 − c) v + c√x = 0: monic with
-        # O(1) coefficients for every x (in G they span x² to 1 and Cardano loses all digits
-        # as x → 0); the physical root is the one of most negative Im G (= largest Im v).
-        r = np.sqrt(x)
-        one = np.ones_like(r)
-        coeffs = (one, -r, (1 - self.c) * one, self.c * r)
-        roots = cubic_roots(*coeffs)
-        # the non-real pair is physical; choose by angle (Im v/|v|), not by Im G, which the
-        # rounding of a tiny real root would blow up
-        with np.errstate(divide="ignore", invalid="ignore"):
-            pick = np.argmax(np.where(roots != 0, roots.imag / np.abs(roots), 0.0), axis=-1)
-        v = np.take_along_axis(roots, pick[..., None], axis=-1)[..., 0]
-        v = polish([np.asarray(a, dtype=complex) for a in coeffs], v, 3)
-        return np.maximum(-(1.0 / v).imag / (np.pi * r), 0.0)
+        return score_product_pdf(x, self.c)
 
     def _moment(self, k):
         return sum(math.comb(2 * k, k - 1 - j) * math.comb(k, j) * self.c ** j
@@ -153,6 +140,26 @@ class ScoreProductLaw(SpectralLaw):
 
     def _reference_moments(self):
         return 1.0, [self._moment(1), self._moment(2)]
+
+
+def score_product_pdf(x, c):
+    """Density of :class:`ScoreProductLaw` (c) at points x strictly inside its support
+    (vectorised, without building the law's CDF series): ρ(x) = −Im G(x + i0)/π, G the root
+    of the cubic c x² G³ + (1 − c) x G² − x G + 1 = 0 of most negative Im G."""
+    # With G = 1/(v√x) the cubic becomes v³ − √x v² + (1 − c) v + c√x = 0: monic with
+    # O(1) coefficients for every x (in G they span x² to 1 and Cardano loses all digits
+    # as x → 0); the physical root is the one of most negative Im G (= largest Im v).
+    r = np.sqrt(x)
+    one = np.ones_like(r)
+    coeffs = (one, -r, (1 - c) * one, c * r)
+    roots = cubic_roots(*coeffs)
+    # the non-real pair is physical; choose by angle (Im v/|v|), not by Im G, which the
+    # rounding of a tiny real root would blow up
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pick = np.argmax(np.where(roots != 0, roots.imag / np.abs(roots), 0.0), axis=-1)
+    v = np.take_along_axis(roots, pick[..., None], axis=-1)[..., 0]
+    v = polish([np.asarray(a, dtype=complex) for a in coeffs], v, 3)
+    return np.maximum(-(1.0 / v).imag / (np.pi * r), 0.0)
 
 
 class Semicircle:
