@@ -161,20 +161,6 @@ class _Piece:
         half = 0.5 * theta
         return (self.b - self.a) * self.m * np.sin(half) ** (2 * self.m - 1) * np.cos(half)
 
-    def theta_of_x(self, x):
-        if self.kind == "log":   # log1p keeps full precision near a
-            return np.log1p((x - self.a) / (self.a - self.origin)) / self.rate
-        r = (x - self.a) / (self.b - self.a)
-        if self.m == 1:  # arctan2 keeps full precision at both ends
-            return 2.0 * np.arctan2(np.sqrt(x - self.a), np.sqrt(self.b - x))
-        r = np.clip(r, 0.0, 1.0)
-        m = self.m
-        return 2.0 * np.arctan2(r ** (1 / (2 * m)), np.sqrt(1.0 - r ** (1 / m)))
-
-    def cdf(self, x):
-        """Mass of [a, x] for a ≤ x ≤ b."""
-        return _cheb.chebval(self.theta_of_x(x) * (2 / np.pi) - 1.0, self.cumulative)
-
     def _inverse_table(self):
         """``(y, C, D)``: the series C and its derivative D = dC/dy at the ends y = ±1 and at
         ``16·max(len(density), 32)`` Chebyshev points (first kind), ascending, by two cosine
@@ -198,44 +184,172 @@ class _Piece:
             self._table = np.concatenate([[-1.0], y, [1.0]]), cum, dens
         return self._table
 
-    def ppf(self, q):
-        """x in [a, b] with mass q of [a, x] (0 ≤ q ≤ mass), by bracketed Newton in y.
+    def integrate(self, func):
+        """∫ func(x) ρ(x) dx over the interval (Fejér's first rule on the stored nodes)."""
+        vals = func(self.x_of_theta(self.nodes)) * self.values
+        return float(np.dot(_fejer_weights(self.nodes.size), vals)) * np.pi / 2
 
-        Newton runs on ``C(y)^(1/p)`` near the left end and ``(mass − C(y))^(1/3)`` near the
-        right end, where ``p`` is the order of contact of the CDF with its end (3 for a soft
-        edge, 1 for x^{-1/2}, 2 for x^{-2/3}), so it converges quadratically up to the edges.
-        It starts from the cubic Hermite interpolant of the inverse, y(C^(1/p)), on a table
-        of C and dC/dy at 16·(series length) Chebyshev points (:meth:`_inverse_table`),
-        within ~1e-12 in y, so that one step usually ends it. That first step takes dC/dy
-        from the table (linear interpolation, relative error ≲ 1e-5 measured on the
-        chapters' laws), which leaves ~1e-12·1e-5 in y: a point is done after it if the step
-        is below 1e-11. Later steps sum the derivative series and stop when the step is
-        below 1e-9 (quadratic convergence leaves ~1e-18·|C″/C′|). A point is also done when
-        the transformed CDF is within its rounding of the target, or its bracket is below
-        1e-15.
+
+#: Order of contact of a piece's CDF with its left end, by kind (C ∝ distance^p): 3 for a
+#: soft edge, 1 for x^{-1/2} (and for a "log" piece, whose ends are ordinary points in a
+#: map with x′ ≠ 0), 2 for x^{-2/3} and an ordinary point of the sin² map.
+_P_LEFT = {"soft": 3.0, "hard": 1.0, "hard34": 1.0, "hard23": 2.0, "hard-sin6": 3.0,
+           "inner": 2.0, "log": 1.0}
+
+
+def _clenshaw(y, rows):
+    """Σ_k rows[k]·T_k(y) per point (rows: (L, n), one column of coefficients per point),
+    in the arithmetic of ``numpy.polynomial.chebyshev.chebval`` (zero-padded columns give
+    the same values as the unpadded series)."""
+    if rows.shape[0] == 1:
+        return rows[0] + 0.0 * y
+    x2 = 2 * y
+    c0, c1 = rows[-2], rows[-1]
+    for k in range(rows.shape[0] - 3, -1, -1):
+        c0, c1 = rows[k] - c1, c0 + c1 * x2
+    return c0 + c1 * y
+
+
+class _Stack:
+    """The pieces of a law side by side, so that ``cdf`` and ``ppf`` treat all points of
+    all pieces in one vectorised pass (one Clenshaw sum per Newton step, whatever the
+    number of pieces), with per-point parameters of the map x(θ) of each piece."""
+
+    def __init__(self, pieces, atom):
+        self.pieces = pieces
+        self.a = np.array([p.a for p in pieces])
+        self.b = np.array([p.b for p in pieces])
+        self.m = np.array([float(p.m) for p in pieces])
+        self.log = np.array([p.kind == "log" for p in pieces])
+        self.origin = np.array([getattr(p, "origin", 0.0) for p in pieces])
+        self.rate = np.array([getattr(p, "rate", 1.0) for p in pieces])
+        self.mass = np.array([p.mass for p in pieces])
+        self.start = np.cumsum(np.concatenate([[atom], self.mass]))   # mass below piece j
+        self.p_left = np.array([_P_LEFT[p.kind] for p in pieces])
+        self.p_right = np.where(self.log, 1.0, 3.0)
+        self.cumulative = self._columns([p.cumulative for p in pieces])
+        self.density = self._columns([p.density for p in pieces])
+        self._tables = None
+
+    @staticmethod
+    def _columns(series):
+        out = np.zeros((max(c.size for c in series), len(series)))
+        for j, c in enumerate(series):
+            out[:c.size, j] = c
+        return out
+
+    # ----- the maps x(θ) of the pieces, per point (j: the piece of each point) -------------
+    def x_of_theta(self, theta, j):
+        out = np.empty_like(theta)
+        log = self.log[j]
+        if log.any():
+            jl = j[log]
+            out[log] = self.origin[jl] + (self.a[jl] - self.origin[jl]) * np.exp(
+                self.rate[jl] * theta[log])
+        if not log.all():
+            js = j[~log]
+            out[~log] = self.a[js] + (self.b[js] - self.a[js]) * np.sin(
+                0.5 * theta[~log]) ** (2 * self.m[js])
+        return out
+
+    def dx_dtheta(self, theta, j):
+        out = np.empty_like(theta)
+        log = self.log[j]
+        if log.any():
+            jl = j[log]
+            out[log] = (self.a[jl] - self.origin[jl]) * self.rate[jl] * np.exp(
+                self.rate[jl] * theta[log])
+        if not log.all():
+            js, half = j[~log], 0.5 * theta[~log]
+            m = self.m[js]
+            out[~log] = ((self.b[js] - self.a[js]) * m * np.sin(half) ** (2 * m - 1)
+                         * np.cos(half))
+        return out
+
+    def theta_of_x(self, x, j):
+        out = np.empty_like(x)
+        a, b, m, log = self.a[j], self.b[j], self.m[j], self.log[j]
+        if log.any():      # log1p keeps full precision near a
+            jl = j[log]
+            out[log] = np.log1p((x[log] - a[log]) / (a[log] - self.origin[jl])) / self.rate[jl]
+        sq = (m == 1) & ~log
+        if sq.any():       # arctan2 keeps full precision at both ends
+            out[sq] = 2.0 * np.arctan2(np.sqrt(x[sq] - a[sq]), np.sqrt(b[sq] - x[sq]))
+        power = (m != 1) & ~log
+        if power.any():
+            r = np.clip((x[power] - a[power]) / (b[power] - a[power]), 0.0, 1.0)
+            mp = m[power]
+            out[power] = 2.0 * np.arctan2(r ** (1 / (2 * mp)), np.sqrt(1.0 - r ** (1 / mp)))
+        return out
+
+    # ----- cdf ---------------------------------------------------------------------------
+    def cdf(self, x):
+        """Mass below x (atom included) for x ≥ 0 outside the pieces' interiors and the
+        series of its piece inside one (the caller sets the top of the support to 1)."""
+        n_below = np.searchsorted(self.b, x, side="right")       # pieces entirely below x
+        out = np.where(x >= 0, self.start[n_below], 0.0)
+        j = np.minimum(n_below, self.b.size - 1)
+        inside = (x > self.a[j]) & (x < self.b[j])
+        if inside.any():
+            ji = j[inside]
+            y = self.theta_of_x(x[inside], ji) * (2 / np.pi) - 1.0
+            out[inside] += _clenshaw(y, self.cumulative[:, ji])
+        return out
+
+    # ----- ppf ---------------------------------------------------------------------------
+    def _inverse_tables(self):
+        if self._tables is None:
+            self._tables = [p._inverse_table() for p in self.pieces]
+        return self._tables
+
+    def ppf(self, q, j):
+        """x in piece j with mass q of [a_j, x] (0 ≤ q ≤ mass_j), by bracketed Newton in y.
+
+        Newton runs on ``C(y)^(1/p)`` near the left end and ``(mass − C(y))^(1/p′)`` near
+        the right end, where ``p`` is the order of contact of the CDF with its end
+        (``_P_LEFT``; p′ = 3, a square-root edge, or 1 for a ``"log"`` piece), so it
+        converges quadratically up to the edges. It starts from the cubic Hermite
+        interpolant of the inverse, y(C^(1/p)), on a table of C and dC/dy at 16·(series
+        length) Chebyshev points (:meth:`_Piece._inverse_table`), within ~1e-12 in y, so
+        that one step usually ends it. That first step takes dC/dy from the table (linear
+        interpolation, relative error ≲ 1e-5 measured on the chapters' laws), which leaves
+        ~1e-12·1e-5 in y: a point is done after it if the step is below 1e-11. Later steps
+        sum the derivative series and stop when the step is below 1e-9 (quadratic
+        convergence leaves ~1e-18·|C″/C′|). A point is also done when the transformed CDF
+        is within its rounding of the target, or its bracket is below 1e-15. All points of
+        all pieces iterate together.
         """
-        grid, table, slope = self._inverse_table()
-        p_left = {"soft": 3.0, "hard": 1.0, "hard34": 1.0, "hard23": 2.0,
-                  "hard-sin6": 3.0, "inner": 2.0, "log": 1.0}[self.kind]
-        right = q > 0.5 * self.mass
-        power = np.where(right, 1.0 if self.kind == "log" else 3.0, p_left)
+        mass = self.mass[j]
+        right = q > 0.5 * mass
+        power = np.where(right, self.p_right[j], self.p_left[j])
 
-        def h(c, power, right):  # transformed CDF, increasing in y on both halves
-            c = np.clip(c, 0.0, self.mass)
-            return np.where(right, -(self.mass - c) ** (1 / power), c ** (1 / power))
+        def h(c, mass, power, right):  # transformed CDF, increasing in y on both halves
+            c = np.clip(c, 0.0, mass)
+            return np.where(right, -(mass - c) ** (1 / power), c ** (1 / power))
 
-        def dh(c, d, power, right):  # d h / d y from C and dC/dy
-            dist = np.where(right, self.mass - c, c)
+        def dh(c, d, mass, power, right):  # d h / d y from C and dC/dy
+            dist = np.where(right, mass - c, c)
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 dh_dc = np.abs(dist) ** (1 / power - 1) / power
                 return d * dh_dc, dh_dc
 
-        target = h(q, power, right)
-        i = np.clip(np.searchsorted(table, q, side="left"), 1, grid.size - 1)
-        lo, hi = grid[i - 1], grid[i]
-        h_lo, h_hi = h(table[i - 1], power, right), h(table[i], power, right)
-        s_lo, _ = dh(table[i - 1], slope[i - 1], power, right)
-        s_hi, _ = dh(table[i], slope[i], power, right)
+        # the bracket [lo, hi] of the table around q, per piece
+        tables = self._inverse_tables()
+        lo, hi = np.empty_like(q), np.empty_like(q)
+        c_lo, c_hi, d_lo, d_hi = (np.empty_like(q) for _ in range(4))
+        first, last = np.empty(q.size, dtype=bool), np.empty(q.size, dtype=bool)
+        for k in np.unique(j):
+            sel = j == k
+            grid, table, slope = tables[k]
+            i = np.clip(np.searchsorted(table, q[sel], side="left"), 1, grid.size - 1)
+            lo[sel], hi[sel] = grid[i - 1], grid[i]
+            c_lo[sel], c_hi[sel] = table[i - 1], table[i]
+            d_lo[sel], d_hi[sel] = slope[i - 1], slope[i]
+            first[sel], last[sel] = i == 1, i == grid.size - 1
+        target = h(q, mass, power, right)
+        h_lo, h_hi = h(c_lo, mass, power, right), h(c_hi, mass, power, right)
+        s_lo, _ = dh(c_lo, d_lo, mass, power, right)
+        s_hi, _ = dh(c_hi, d_hi, mass, power, right)
         width = h_hi - h_lo
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             t = np.clip(np.where(width > 0, (target - h_lo) / width, 0.5), 0.0, 1.0)
@@ -243,29 +357,34 @@ class _Piece:
             hermite = (lo * (1 + 2 * t) * (1 - t) ** 2 + m_lo * t * (1 - t) ** 2
                        + hi * t * t * (3 - 2 * t) - m_hi * t * t * (1 - t))
         linear = lo + t * (hi - lo)
-        usable = (np.isfinite(hermite) & (s_lo > 0) & (s_hi > 0) & (i > 1)
-                  & (i < grid.size - 1))
+        usable = np.isfinite(hermite) & (s_lo > 0) & (s_hi > 0) & ~first & ~last
         # the start is rounded to a grid of 2^-40 (~1e-12, within the interpolant's error), so
         # that neighbouring q start from the same point and differ only by their Newton step:
         # ppf is then as smooth in q as the exact inverse, not jittered by the series' rounding
         y = np.clip(np.round(np.where(usable, hermite, linear) * 2.0 ** 40) / 2.0 ** 40,
                     lo, hi)
+        # dC/dy on the first step: linear interpolation in the table's bracket
+        with np.errstate(divide="ignore", invalid="ignore"):
+            table_slope = (d_hi - d_lo) / (hi - lo)
         active = np.arange(y.size)          # only the points not yet converged iterate
         below_ulp = np.zeros(y.size)        # the part of the last Newton step that y lost
         for iteration in range(59):
-            ya, la, ha = y[active], lo[active], hi[active]
-            ra, pa = right[active], power[active]
-            c = _cheb.chebval(ya, self.cumulative)
-            f = h(c, pa, ra) - target[active]
+            ya, la, ha, ja = y[active], lo[active], hi[active], j[active]
+            ra, pa, ma = right[active], power[active], mass[active]
+            c = _clenshaw(ya, self.cumulative[:, ja])
+            f = h(c, ma, pa, ra) - target[active]
             la, ha = np.where(f < 0, ya, la), np.where(f < 0, ha, ya)
-            d = (np.interp(ya, grid, slope) if iteration == 0
-                 else _cheb.chebval(ya, self.density))
-            dhy, dh_dc = dh(c, d, pa, ra)
+            if iteration == 0:
+                d = table_slope * (ya - lo) + d_lo
+                d = np.where(np.isfinite(d), d, d_lo)
+            else:
+                d = _clenshaw(ya, self.density[:, ja])
+            dhy, dh_dc = dh(c, d, ma, pa, ra)
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 step = -f / dhy
                 y_new = ya + step
                 # the rounding of the series (~1e-14 of the mass), seen through the transform
-                noise = 1e-14 * self.mass * dh_dc
+                noise = 1e-14 * ma * dh_dc
             bad = ~((y_new >= la) & (y_new <= ha)) | ~np.isfinite(y_new)
             y_new = np.where(bad, 0.5 * (la + ha), y_new)
             below_ulp[active] = np.where(bad, 0.0, step - (y_new - ya))
@@ -278,13 +397,8 @@ class _Piece:
         # near an edge x varies faster than y's rounding resolves (x ∝ θ^(2m)): the step's
         # part below one ulp of y is applied to x, linearly
         theta = 0.5 * np.pi * (1.0 + y)
-        x = self.x_of_theta(theta) + self.dx_dtheta(theta) * (0.5 * np.pi) * below_ulp
-        return np.clip(x, self.a, self.b)
-
-    def integrate(self, func):
-        """∫ func(x) ρ(x) dx over the interval (Fejér's first rule on the stored nodes)."""
-        vals = func(self.x_of_theta(self.nodes)) * self.values
-        return float(np.dot(_fejer_weights(self.nodes.size), vals)) * np.pi / 2
+        x = self.x_of_theta(theta, j) + self.dx_dtheta(theta, j) * (0.5 * np.pi) * below_ulp
+        return np.clip(x, self.a[j], self.b[j])
 
 
 def _integral_from_left(c):
@@ -466,6 +580,13 @@ class SpectralLaw(LawSummaries, abc.ABC):
         return self._pieces_cache
 
     @property
+    def _stack(self):
+        stack = getattr(self, "_stack_cache", None)
+        if stack is None or stack.pieces is not self._pieces:
+            self._stack_cache = _Stack(self._pieces, self._atom)
+        return self._stack_cache
+
+    @property
     def _cdf_error(self):
         return sum(p.error for p in self._pieces)
 
@@ -554,13 +675,8 @@ class SpectralLaw(LawSummaries, abc.ABC):
         """
         x0 = as_float_array(x, "x")
         x = x0.reshape(-1)
-        out = np.where(x >= 0, self._atom, 0.0)
-        for p in self._pieces:
-            out = out + np.where(x >= p.b, p.mass, 0.0)
-            inside = (x > p.a) & (x < p.b)
-            if inside.any():
-                out[inside] += p.cdf(x[inside])
-        out = np.clip(out, 0.0, 1.0)
+        with np.errstate(invalid="ignore"):
+            out = np.clip(self._stack.cdf(x), 0.0, 1.0)
         out[x >= self._b] = 1.0
         out[np.isnan(x)] = np.nan
         return scalar_or_array(out.reshape(x0.shape), x0)
@@ -574,13 +690,16 @@ class SpectralLaw(LawSummaries, abc.ABC):
         valid = (q >= 0) & (q <= 1)
         lower, upper = self.support()
         out[valid] = lower
-        start = self._atom
-        for p in self._pieces:
-            sel = valid & (q > start) & (q <= start + p.mass)
-            if sel.any():
-                out[sel] = p.ppf(q[sel] - start)
-            start += p.mass
-            out[valid & (q > start)] = p.b
+        stack = self._stack
+        # piece j holds start_j < q ≤ start_{j+1}; q beyond every piece (rounding of the
+        # masses) gets the top of the last piece
+        j = np.searchsorted(stack.start, q, side="left") - 1
+        beyond = valid & (j >= stack.mass.size)
+        out[beyond] = stack.b[-1]
+        sel = valid & (j >= 0) & ~beyond
+        if sel.any():
+            js = j[sel]
+            out[sel] = stack.ppf(q[sel] - stack.start[js], js)
         out[q == 1] = upper
         out[q == 0] = lower
         return scalar_or_array(out.reshape(q0.shape), q0)
