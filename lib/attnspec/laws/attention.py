@@ -107,7 +107,10 @@ def _physical_root_scaled(xi, a, b, c):
 #: A support interval whose left end is within this fraction of its length of a change of
 #: the density's power law (at distance f from the end) is cut at f·_GRADE_PAD and mapped
 #: geometrically above (a "log" piece, see :mod:`attnspec.laws.base`).
-_GRADE_BELOW, _GRADE_PAD = 1e-2, 10.0
+#: Only when all those changes lie below _GRADE_SPAN of the length: the density then keeps
+#: one power law over at least three decades (else one series resolves it, measured).
+_GRADE_BELOW, _GRADE_PAD, _GRADE_SPAN = 1e-2, 10.0, 1e-3
+_LONG_LOG = 35.0     # a log piece longer than this (in log t) needs 256 points (measured)
 
 
 def _score_product_inner_scale(c):
@@ -124,25 +127,30 @@ def _score_product_inner_scale(c):
     return np.array([abs(one_z * one_z * one_cz / z)])
 
 
-def _graded(pieces, scales):
-    """The pieces ``(lo, hi, kind)`` with the first piece of each support interval graded:
-    if the density changes its power law at a distance f ≪ hi − lo from lo (f from
+def _graded(pieces, scales, long_points=256):
+    """The pieces ``(lo, hi, kind[, points])`` with the first piece of each support interval
+    graded: if the density changes its power law at distances f ≪ hi − lo from lo (from
     ``scales``, the moduli of the feature points of the first interval; for a later
-    interval, its gap to the previous one), it is cut into ``[lo, lo + 10 f]`` (same kind),
+    interval, its gap to the previous one; all below ``_GRADE_SPAN`` of the length), it is
+    cut at the smallest f into ``[lo, lo + 10 f]`` (same kind),
     ``[lo + 10 f, lo + 0.62(hi − lo)]`` (``"log"``: a power law of t − lo is smooth in
     log(t − lo)) and ``[lo + 0.62(hi − lo), hi]`` (``"inner"``, the square-root edge or the
-    near-cusp at hi)."""
+    near-cusp at hi). A log piece spanning more than e^35 starts at ``long_points``."""
     out, last_end = [], None
-    for lo, hi, kind in pieces:
+    for lo, hi, kind, *points in pieces:
         distances = scales if last_end is None else np.array([lo - last_end])
         distances = distances[distances > 0]
         last_end = hi
         f = _GRADE_PAD * distances.min() if distances.size else np.inf
-        if kind == "inner" or not f < _GRADE_BELOW * (hi - lo):
-            out.append((lo, hi, kind))
+        if (kind == "inner" or not f < _GRADE_BELOW * (hi - lo)
+                or not distances.max() < _GRADE_SPAN * (hi - lo)):
+            out.append((lo, hi, kind, *points))
             continue
         top = lo + 0.62 * (hi - lo)
-        out += [(lo, lo + f, kind), (lo + f, top, "log"), (top, hi, "inner")]
+        log = (lo + f, top, "log")
+        if math.log((top - lo) / f) > _LONG_LOG:
+            log += (long_points,)
+        out += [(lo, lo + f, kind), log, (top, hi, "inner")]
     return out
 
 
@@ -308,8 +316,9 @@ class AttentionLaw(SpectralLaw):
             near = self._k(np.sqrt(polish(list(cubic), others, 3)))
         values = np.unique(values[np.isfinite(values) & (values > 0)])
         cusp = np.isfinite(near) & (np.abs(near.imag) <= 0.25 * near.real)
-        scales = np.abs(near[np.isfinite(near) & ~cusp])
-        return values, np.unique(near.real[cusp]), np.unique(scales[scales > 0])
+        other = near[np.isfinite(near) & ~cusp & (near != 0)]
+        near = near[cusp]
+        return values, near[np.unique(near.real, return_index=True)[1]], other
 
     def _has_complex_root(self, xi):
         """True where the quartic at ξ has a non-real pair (ξ inside the support; in a gap
@@ -355,7 +364,7 @@ class AttentionLaw(SpectralLaw):
                     "form overlap (c too close to 1 for this beta)")
             return _graded([(0.0, top, "hard"), (beta2 * lower, beta2 * upper, "soft")],
                            np.array([]))
-        candidates, near_cusps, scales = self._critical_values()
+        candidates, near_cusps, features = self._critical_values()
         if candidates.size == 0:
             raise LawAccuracyError(f"beta={self.beta!r}: no edge found for {self!r}")
         bounds = np.concatenate([[0.0], candidates])
@@ -374,7 +383,8 @@ class AttentionLaw(SpectralLaw):
                 f"beta={self.beta!r}, c={self.c!r}: the support structure of {self!r} is "
                 f"not resolved (critical values {candidates})")
         t = s * np.array(edges) ** 2
-        cuts = s * near_cusps ** 2
+        cuts = s * near_cusps.real ** 2
+        features = s * features ** 2
         # the first piece is mapped as for an x^(-2/3) edge (x = t₁ sin⁶(θ/2)): the
         # integrand is then analytic both for ~t^(-1/2) and, at small β and c ≈ 1, for the
         # ~t^(-2/3) of β²·M that the noise turns into t^(-1/2) only very close to 0
@@ -385,7 +395,27 @@ class AttentionLaw(SpectralLaw):
             points = [lo, *inner, hi]
             kinds = ["hard-sin6" if i == 0 else "soft"] + ["inner"] * inner.size
             pieces += list(zip(points[:-1], points[1:], kinds))
-        return _graded(pieces, s * scales ** 2)
+        return _graded([piece + (self._first_points(piece, features, near_cusps),)
+                        for piece in pieces], np.abs(features), 2 * self._cheb_points[0])
+
+    def _first_points(self, piece, features, cusps):
+        """Chebyshev points of the first try on a piece (``_cheb_points[0]`` or twice that):
+        twice when a feature of the density sits close to the piece, where the series
+        would need a second round anyway (measured over the benchmark grid): a complex
+        critical value (not a near-cusp) of real part > 0 within 0.15 of the first piece's
+        length from 0, or a near-cusp k at the left end of an inner piece whose width
+        |Im s k²| is below 2 % of the piece's length."""
+        lo, hi, kind = piece
+        n = self._cheb_points[0]
+        if kind == "hard-sin6":
+            close = (features.real > 0) & (features.imag != 0) & (
+                np.abs(features) < 0.15 * (hi - lo))
+            return 2 * n if close.any() else n
+        if kind == "inner":
+            at_lo = self.s * cusps.real ** 2 == lo       # the cut at this near-cusp
+            width = np.abs(self.s * (cusps[at_lo] ** 2).imag)
+            return 2 * n if np.any(width < 0.02 * (hi - lo)) else n
+        return n
 
     def _intervals(self):
         return list(self._pieces_list)
