@@ -197,17 +197,33 @@ _P_LEFT = {"soft": 3.0, "hard": 1.0, "hard34": 1.0, "hard23": 2.0, "hard-sin6": 
            "inner": 2.0, "log": 1.0}
 
 
-def _clenshaw(y, rows):
-    """Σ_k rows[k]·T_k(y) per point (rows: (L, n), one column of coefficients per point),
-    in the arithmetic of ``numpy.polynomial.chebyshev.chebval`` (zero-padded columns give
-    the same values as the unpadded series)."""
+def _clenshaw(y, columns, j, sizes):
+    """Σ_k columns[k, j]·T_k(y) per point (column j: the coefficients of piece j's series,
+    zero beyond its length ``sizes[j]``), in the arithmetic of
+    ``numpy.polynomial.chebyshev.chebval``. The points are taken longest series first, and
+    a step k of the recurrence touches only those whose series reaches k: the cost is that
+    of summing each series on its own points, not the longest series on all points."""
+    lengths = sizes[j]
+    order = np.argsort(-lengths, kind="stable")
+    y, rows = y[order], columns[:, j[order]]
+    # reach[k]: the points whose series has more than k terms are the first reach[k]
+    reach = np.searchsorted(-lengths[order], -np.arange(rows.shape[0]), side="left")
     if rows.shape[0] == 1:
-        return rows[0] + 0.0 * y
-    x2 = 2 * y
-    c0, c1 = rows[-2], rows[-1]
-    for k in range(rows.shape[0] - 3, -1, -1):
-        c0, c1 = rows[k] - c1, c0 + c1 * x2
-    return c0 + c1 * y
+        c0, c1 = rows[0].copy(), np.zeros_like(y)
+    else:
+        c0, c1 = rows[-2].copy(), rows[-1].copy()
+    k = rows.shape[0] - 3
+    while k >= 0:                       # blocks of steps on the same points
+        n = reach[k]
+        first = np.count_nonzero(reach[:k + 1] > n)
+        a0, a1, x2, block = c0[:n], c1[:n], 2 * y[:n], rows[:, :n]
+        for i in range(k, first - 1, -1):
+            a0, a1 = block[i] - a1, a0 + a1 * x2
+        c0[:n], c1[:n] = a0, a1
+        k = first - 1
+    out = np.empty_like(y)
+    out[order] = c0 + c1 * y
+    return out
 
 
 class _Stack:
@@ -229,6 +245,8 @@ class _Stack:
         self.p_right = np.where(self.log, 1.0, 3.0)
         self.cumulative = self._columns([p.cumulative for p in pieces])
         self.density = self._columns([p.density for p in pieces])
+        self.cumulative_size = np.array([p.cumulative.size for p in pieces])
+        self.density_size = np.array([p.density.size for p in pieces])
         self._tables = None
 
     @staticmethod
@@ -293,7 +311,7 @@ class _Stack:
         if inside.any():
             ji = j[inside]
             y = self.theta_of_x(x[inside], ji) * (2 / np.pi) - 1.0
-            out[inside] += _clenshaw(y, self.cumulative[:, ji])
+            out[inside] += _clenshaw(y, self.cumulative, ji, self.cumulative_size)
         return out
 
     # ----- ppf ---------------------------------------------------------------------------
@@ -371,14 +389,14 @@ class _Stack:
         for iteration in range(59):
             ya, la, ha, ja = y[active], lo[active], hi[active], j[active]
             ra, pa, ma = right[active], power[active], mass[active]
-            c = _clenshaw(ya, self.cumulative[:, ja])
+            c = _clenshaw(ya, self.cumulative, ja, self.cumulative_size)
             f = h(c, ma, pa, ra) - target[active]
             la, ha = np.where(f < 0, ya, la), np.where(f < 0, ha, ya)
             if iteration == 0:
                 d = table_slope * (ya - lo) + d_lo
                 d = np.where(np.isfinite(d), d, d_lo)
             else:
-                d = _clenshaw(ya, self.density[:, ja])
+                d = _clenshaw(ya, self.density, ja, self.density_size)
             dhy, dh_dc = dh(c, d, ma, pa, ra)
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 step = -f / dhy
