@@ -197,13 +197,22 @@ _P_LEFT = {"soft": 3.0, "hard": 1.0, "hard34": 1.0, "hard23": 2.0, "hard-sin6": 
            "inner": 2.0, "log": 1.0}
 
 
+_FEW_POINTS = 24
+
+
 def _clenshaw(y, columns, j, sizes):
     """Σ_k columns[k, j]·T_k(y) per point (column j: the coefficients of piece j's series,
     zero beyond its length ``sizes[j]``), in the arithmetic of
     ``numpy.polynomial.chebyshev.chebval``. The points are taken longest series first, and
     a step k of the recurrence touches only those whose series reaches k: the cost is that
-    of summing each series on its own points, not the longest series on all points."""
+    of summing each series on its own points, not the longest series on all points. For
+    at most ``_FEW_POINTS`` points, whose recurrence would cost as much as for many, the
+    terms are T_k(y) = cos(k arccos y) (the same sum up to ~k ulp)."""
     lengths = sizes[j]
+    if y.size <= _FEW_POINTS:           # a few points (later Newton steps): T_k = cos(kφ)
+        k = np.arange(int(lengths.max(initial=1)))
+        terms = np.cos(np.outer(np.arccos(np.clip(y, -1.0, 1.0)), k))
+        return np.einsum("ik,ki->i", terms, columns[:k.size, j])
     order = np.argsort(-lengths, kind="stable")
     y, rows = y[order], columns[:, j[order]]
     # reach[k]: the points whose series has more than k terms are the first reach[k]
