@@ -8,6 +8,7 @@ import math
 import numpy as np
 from numpy.polynomial.hermite_e import hermeval
 
+from .._docstrings import fill_docstring
 from .._validation import check_beta, check_float, check_int, check_memory, check_rng
 from ..hermite import (hermite_coefficients, noise_variance, total_variance,
                        truncated_noise_variance)
@@ -28,17 +29,15 @@ def _check_common(ell, d_qk, beta, arrays=4):
     return ell, d_qk, check_beta(beta)
 
 
+@fill_docstring
 def linear_equivalent(ell, d_qk, beta, rng=None):
     r"""Sample the linear Gaussian-equivalent model Y_lin (MATH.md §2).
 
     Parameters
     ----------
-    ell : int
-        Number of tokens ℓ ≥ 2.
-    d_qk : int
-        Query/key width d_qk ≥ 1 (c = ℓ/d_qk).
-    beta : float
-        Inverse temperature 0 < β ≤ 26 (e^{β²} must be a finite float).
+    %(ell)s
+    %(d_qk)s
+    %(beta)s
     rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
         Source of randomness. Q and K are drawn first, exactly as in
         :func:`attnspec.softmax_attention`, so the same seed couples the two models
@@ -74,15 +73,14 @@ def _linear_model(ell, d_qk, beta, noise_var, rng):
     return Y
 
 
+@fill_docstring
 def stepwise_chain(ell, d_qk, beta, rng=None, *, degree=3):
     r"""The six matrices of the stepwise-approximation figure, from one draw (MATH.md §4).
 
     Parameters
     ----------
-    ell : int
-        Number of tokens ℓ ≥ 2.
-    d_qk : int
-        Query/key width d_qk ≥ 1.
+    %(ell)s
+    %(d_qk)s
     beta : float
         Inverse temperature 0 < β ≤ 26 (e^{β²} must be a finite float). ``Y`` and ``Y_f``
         use e^{βS} without the softmax normalisation and overflow once β·max S ≳ 700 (far
@@ -189,17 +187,15 @@ def mp_surrogate(ell, beta, rng=None):
     return Z
 
 
+@fill_docstring
 def linear_model_with_noise(ell, d_qk, beta, noise_var, rng=None):
     r"""The linear model (βQKᵀ/√d_qk + √(noise_var) Z)/√ℓ with a chosen noise variance.
 
     Parameters
     ----------
-    ell : int
-        Tokens ℓ ≥ 2.
-    d_qk : int
-        Query/key width d_qk ≥ 1.
-    beta : float
-        Inverse temperature 0 < β ≤ 26.
+    %(ell)s
+    %(d_qk)s
+    %(beta)s
     noise_var : float
         Noise variance ≥ 0. The Gaussian equivalence needs α² = e^{β²} − 1 − β²
         (:func:`attnspec.noise_variance`); e^{β²} − 1 is the classic mistake (MATH.md §2).

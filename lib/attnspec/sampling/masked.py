@@ -21,34 +21,22 @@ import math
 
 import numpy as np
 
-from .._validation import (ParameterTypeError, check_bool, check_float, check_int,
+from .._docstrings import fill_docstring
+from .._validation import (check_bool, check_float, check_int, check_matrix,
                            check_memory, check_rng)
 from ..hermite import noise_variance
 
 __all__ = ["causal_attention", "causal_centered", "causal_linear_equivalent"]
 
 
-def _check_square(name, value):
-    array = np.asarray(value)
-    if array.ndim != 2 or array.shape[0] != array.shape[1] or array.shape[0] < 2 \
-            or not (np.issubdtype(array.dtype, np.floating)
-                    or np.issubdtype(array.dtype, np.integer)):
-        raise ParameterTypeError(f"{name} must be a square 2-D real array with at least 2 "
-                                 f"rows; got shape {array.shape}, dtype {array.dtype}")
-    if not np.isfinite(array).all():
-        raise ValueError(f"{name} must have only finite entries")
-    return array.astype(np.float64, copy=False)
-
-
+@fill_docstring
 def causal_attention(ell, d_qk, beta, rng=None, *, return_scores=False):
     r"""Sample causal softmax attention: row i is softmax(βS_i) over the keys j ≤ i.
 
     Parameters
     ----------
-    ell : int
-        Number of tokens ℓ ≥ 2.
-    d_qk : int
-        Query/key width d_qk ≥ 1.
+    %(ell)s
+    %(d_qk)s
     beta : float
         Inverse temperature β > 0 (finite).
     rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
@@ -109,7 +97,7 @@ def causal_centered(A):
     rows are on the scale of the unmasked theorem (module docstring). Raises ``ValueError``
     if A has a non-zero entry above the diagonal or a row sum off one by more than 1e-8.
     """
-    A = _check_square("A", A)
+    A = check_matrix("A", A, square=True, min_rows=2, finite=True)
     ell = A.shape[0]
     if np.any(np.triu(A, k=1) != 0):
         raise ValueError("A must be lower triangular (causal); got non-zero entries above "
@@ -150,7 +138,7 @@ def causal_linear_equivalent(S, beta, rng=None):
     The noise part alone has the closed-form law
     :class:`attnspec.TriangularProfileLaw` (scale α²).
     """
-    S = _check_square("S", S)
+    S = check_matrix("S", S, square=True, min_rows=2, finite=True)
     beta = check_float("beta", beta, min=0, min_open=True)
     alpha = math.sqrt(noise_variance(beta))
     rng = check_rng(rng)
