@@ -25,7 +25,7 @@ LADDER_LEVELS, NEWTON_STEPS = 30, 40
 
 def continue_to_axis(x, step, start, scale, *, top=4.0, bottom=1e-10, levels=LADDER_LEVELS,
                      newton_steps=NEWTON_STEPS, tol=1e-13):
-    r"""G(x + iη) at the bottom of a geometric ladder of η, for real points x.
+    r"""G(x + iη) at the bottom of a geometric ladder of η, for real points x (MATH.md §3).
 
     Parameters
     ----------

@@ -10,7 +10,7 @@ from numpy.polynomial.hermite_e import hermeval
 
 from .._docstrings import fill_docstring
 from .._validation import check_beta, check_float, check_int, check_memory, check_rng
-from ..hermite import (hermite_coefficients, noise_variance, total_variance,
+from ..hermite import (alpha, hermite_coefficients, noise_variance, total_variance,
                        truncated_noise_variance)
 from .softmax import gaussian_factors, project_rows, scores, softmax_rows
 
@@ -148,7 +148,7 @@ def stepwise_chain(ell, d_qk, beta, rng=None, *, degree=3):
 
     linear = S * beta
     chain["Y_Q_lin"] = (linear + math.sqrt(truncated_noise_variance(beta, degree)) * Z) / root
-    linear += math.sqrt(noise_variance(beta)) * Z
+    linear += alpha(beta) * Z
     linear /= root
     chain["Y_f_lin"] = linear
     return chain

@@ -22,7 +22,9 @@ import numpy as np
 
 from .._docstrings import fill_docstring
 from .._validation import check_float, check_int, check_matrix, check_memory, check_rng
-from ..hermite import hermite_he, noise_variance, truncated_noise_variance
+from ..hermite import (hermite_coefficients, hermite_he, noise_variance,
+                       truncated_noise_variance)
+from .softmax import project_rows
 
 __all__ = ["gaussian_tokens", "scores_linear_model", "reweighted_linear_model"]
 
@@ -106,10 +108,11 @@ def scores_linear_model(S, beta, rng=None, *, exact_degree=1):
     ell = S.shape[0]
     Y = math.sqrt(remainder) * rng.standard_normal((ell, ell))
     Y += beta * S
+    coefficients = hermite_coefficients(beta, exact_degree)
     for k in range(2, exact_degree + 1):
-        Y += beta ** k / math.factorial(k) * hermite_he(k, S)
+        Y += coefficients[k] * hermite_he(k, S)
     if exact_degree > 1:
-        Y -= Y.mean(axis=1, keepdims=True)
+        Y = project_rows(Y)
     Y *= 1.0 / math.sqrt(ell)
     return Y
 
@@ -157,6 +160,6 @@ def reweighted_linear_model(S, beta, rng=None):
     Y += beta * residual
     Y *= weights
     Y += weights - 1.0
-    Y -= Y.mean(axis=1, keepdims=True)
+    Y = project_rows(Y)
     Y *= 1.0 / math.sqrt(ell)
     return Y

@@ -24,7 +24,8 @@ import numpy as np
 from .._docstrings import fill_docstring
 from .._validation import (check_bool, check_float, check_int, check_matrix,
                            check_memory, check_rng)
-from ..hermite import noise_variance
+from ..hermite import alpha
+from .softmax import scores, softmax_rows
 
 __all__ = ["causal_attention", "causal_centered", "causal_linear_equivalent"]
 
@@ -63,14 +64,9 @@ def causal_attention(ell, d_qk, beta, rng=None, *, return_scores=False):
     rng = check_rng(rng)
     Q = rng.standard_normal((ell, d_qk))
     K = rng.standard_normal((ell, d_qk))
-    S = (Q / math.sqrt(d_qk)) @ K.T
+    S = scores(Q, K)
     allowed = np.tril(np.ones((ell, ell), dtype=bool))
-    masked = np.where(allowed, S, -np.inf)
-    masked -= masked.max(axis=1, keepdims=True)
-    with np.errstate(over="ignore"):
-        masked *= beta
-    A = np.exp(masked)                         # exp(−inf) = 0 above the diagonal
-    A /= A.sum(axis=1, keepdims=True)
+    A = softmax_rows(np.where(allowed, S, -np.inf), beta)   # exp(−inf) = 0 above the diagonal
     return (A, S) if return_scores else A
 
 
@@ -140,10 +136,10 @@ def causal_linear_equivalent(S, beta, rng=None):
     """
     S = check_matrix("S", S, square=True, min_rows=2, finite=True)
     beta = check_float("beta", beta, min=0, min_open=True)
-    alpha = math.sqrt(noise_variance(beta))
+    noise = alpha(beta)
     rng = check_rng(rng)
     ell = S.shape[0]
-    Y = alpha * rng.standard_normal((ell, ell))
+    Y = noise * rng.standard_normal((ell, ell))
     Y += beta * S
     Y = np.tril(Y)
     Y *= 1.0 / math.sqrt(ell)

@@ -8,7 +8,7 @@ import numpy as np
 
 from .._validation import (ParameterTypeError, check_beta, check_choice, check_int,
                            check_memory, check_rng)
-from ..hermite import noise_variance
+from ..hermite import alpha
 from .softmax import orthonormal_input, scores, softmax_rows
 from .ties import TIES
 
@@ -214,7 +214,7 @@ def _sample(ell, d, heads, beta, tie, d_head, d_value, groups, equivalent, rng, 
     for h, (q, k, _) in enumerate(layout):
         heads_of_score.setdefault((q, k), []).append(h)
 
-    noise = math.sqrt(noise_variance(beta))
+    noise = alpha(beta)
     O = np.zeros((ell, d))
     for (q, k), members in heads_of_score.items():
         S = scores(queries[q], keys[k])
