@@ -36,6 +36,7 @@ from ..laws.classical import MarchenkoPastur
 from ..laws.multihead import MultiHeadLaw
 from ..pretrained.minilm import (HEAD_WIDTH, HEADS, LAYERS, WIDTH, minilm_forward,
                                 minilm_weights)
+from ..sampling.equivalents import linear_model
 from ..sampling.multihead import multihead_output
 from ..sampling.softmax import (attention_from_weights, centered, project_rows, scores,
                                 softmax_attention)
@@ -175,10 +176,9 @@ def head_measurements(A, S, *, tokens=None, beta=1.0, ks=(0, 1, 2, 4, 8), rng=No
     ks_nu, ks_mp = law_distances(values, beta_eff, c)
     rank_k = [_fitted_law_distance(values[k:], c) for k in ks]
     try:
-        noise = alpha(beta_eff)
-        Z = rng.standard_normal((ell, ell))
-        linear = project_rows(beta * np.asarray(S, dtype=np.float64) + noise * Z)
-        ks_ge = ks_distance(values, squared_singular_values(linear / math.sqrt(ell)))
+        linear = linear_model(np.asarray(S, dtype=np.float64), beta, alpha(beta_eff),
+                              rng.standard_normal((ell, ell)))
+        ks_ge = ks_distance(values, squared_singular_values(project_rows(linear)))
     except _LAW_FAILURES:
         ks_ge = math.nan
     column_mass = A.mean(axis=0)

@@ -14,11 +14,36 @@ from ..hermite import (alpha, hermite_coefficients, noise_variance, total_varian
                        truncated_noise_variance)
 from .softmax import gaussian_factors, project_rows, scores, softmax_rows
 
-__all__ = ["linear_equivalent", "linear_model_with_noise", "stepwise_chain", "mp_surrogate",
-           "STEPWISE_KEYS"]
+__all__ = ["linear_model", "linear_equivalent", "linear_model_with_noise", "stepwise_chain",
+           "mp_surrogate", "STEPWISE_KEYS"]
 
 #: Keys of :func:`attnspec.stepwise_chain`, in the order of the figure (MATH.md §4).
 STEPWISE_KEYS = ("softmax", "Y", "Y_f", "Y_Q", "Y_Q_lin", "Y_f_lin")
+
+
+def linear_model(S, beta, noise_sd, Z):
+    r"""(βS + σZ)/√ℓ: the linear model Y_lin on given ℓ×ℓ scores S and noise Z (MATH.md §2).
+
+    The one place the formula is written (building block: unchecked input). With
+    S = QKᵀ/√d_qk and σ = α it is :func:`attnspec.linear_equivalent`; the stepwise chain,
+    the models on given scores and the masked model call it too.
+
+    Parameters
+    ----------
+    S, Z : numpy.ndarray
+        ℓ×ℓ scores and ℓ×ℓ noise (float64).
+    beta, noise_sd : float
+        β and the noise amplitude σ ≥ 0 (α for the Gaussian equivalence).
+
+    Returns
+    -------
+    numpy.ndarray
+        A new ℓ×ℓ array.
+    """
+    Y = S * beta
+    Y += noise_sd * Z
+    Y *= 1.0 / math.sqrt(S.shape[0])
+    return Y
 
 
 def _check_common(ell, d_qk, beta, arrays=4):
@@ -63,14 +88,8 @@ def linear_equivalent(ell, d_qk, beta, rng=None):
 
 def _linear_model(ell, d_qk, beta, noise_var, rng):
     """(σZ + βQKᵀ/√d_qk)/√ℓ with σ² = ``noise_var``; Q, K drawn first, then Z (checked input)."""
-    Q, K = gaussian_factors(ell, d_qk, rng)
-    Y = scores(Q, K)
-    Y *= beta
-    Z = rng.standard_normal((ell, ell))
-    Z *= math.sqrt(noise_var)
-    Y += Z
-    Y *= 1.0 / math.sqrt(ell)
-    return Y
+    S = scores(*gaussian_factors(ell, d_qk, rng))
+    return linear_model(S, beta, math.sqrt(noise_var), rng.standard_normal((ell, ell)))
 
 
 @fill_docstring
@@ -146,11 +165,9 @@ def stepwise_chain(ell, d_qk, beta, rng=None, *, degree=3):
     Y_Q /= root
     chain["Y_Q"] = Y_Q
 
-    linear = S * beta
-    chain["Y_Q_lin"] = (linear + math.sqrt(truncated_noise_variance(beta, degree)) * Z) / root
-    linear += alpha(beta) * Z
-    linear /= root
-    chain["Y_f_lin"] = linear
+    truncated = math.sqrt(truncated_noise_variance(beta, degree))
+    chain["Y_Q_lin"] = linear_model(S, beta, truncated, Z)
+    chain["Y_f_lin"] = linear_model(S, beta, alpha(beta), Z)
     return chain
 
 

@@ -24,6 +24,7 @@ from .._docstrings import fill_docstring
 from .._validation import check_float, check_int, check_matrix, check_memory, check_rng
 from ..hermite import (hermite_coefficients, hermite_he, noise_variance,
                        truncated_noise_variance)
+from .equivalents import linear_model
 from .softmax import project_rows
 
 __all__ = ["gaussian_tokens", "scores_linear_model", "reweighted_linear_model"]
@@ -106,14 +107,12 @@ def scores_linear_model(S, beta, rng=None, *, exact_degree=1):
     exact_degree = check_int("exact_degree", exact_degree, min=1, max=6)
     remainder = max(0.0, noise_variance(beta) - truncated_noise_variance(beta, exact_degree))
     ell = S.shape[0]
-    Y = math.sqrt(remainder) * rng.standard_normal((ell, ell))
-    Y += beta * S
-    coefficients = hermite_coefficients(beta, exact_degree)
-    for k in range(2, exact_degree + 1):
-        Y += coefficients[k] * hermite_he(k, S)
+    Y = linear_model(S, beta, math.sqrt(remainder), rng.standard_normal((ell, ell)))
     if exact_degree > 1:
+        coefficients = hermite_coefficients(beta, exact_degree) / math.sqrt(ell)
+        for k in range(2, exact_degree + 1):
+            Y += coefficients[k] * hermite_he(k, S)
         Y = project_rows(Y)
-    Y *= 1.0 / math.sqrt(ell)
     return Y
 
 

@@ -25,6 +25,7 @@ from .._docstrings import fill_docstring
 from .._validation import (check_bool, check_float, check_int, check_matrix,
                            check_memory, check_rng)
 from ..hermite import alpha
+from .equivalents import linear_model
 from .softmax import scores, softmax_rows
 
 __all__ = ["causal_attention", "causal_centered", "causal_linear_equivalent"]
@@ -139,8 +140,4 @@ def causal_linear_equivalent(S, beta, rng=None):
     noise = alpha(beta)
     rng = check_rng(rng)
     ell = S.shape[0]
-    Y = noise * rng.standard_normal((ell, ell))
-    Y += beta * S
-    Y = np.tril(Y)
-    Y *= 1.0 / math.sqrt(ell)
-    return Y
+    return np.tril(linear_model(S, beta, noise, rng.standard_normal((ell, ell))))

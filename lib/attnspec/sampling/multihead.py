@@ -9,6 +9,7 @@ import numpy as np
 from .._validation import (ParameterTypeError, check_beta, check_choice, check_int,
                            check_memory, check_rng)
 from ..hermite import alpha
+from .equivalents import linear_model
 from .softmax import orthonormal_input, scores, softmax_rows
 from .ties import TIES
 
@@ -223,12 +224,10 @@ def _sample(ell, d, heads, beta, tie, d_head, d_value, groups, equivalent, rng, 
             for h in members:
                 O += (core @ centred_values[layout[h][2]]) @ W_O[h]
             continue
-        S *= beta
         sharing = [[h] for h in members] if noise_per_head else [members]
-        for i, noise_members in enumerate(sharing):
-            core = S if i == len(sharing) - 1 else S.copy()
-            core += noise * rng.standard_normal((ell, ell))
-            core /= ell                                  # (βS + αZ)/ℓ; P is applied to V
+        for noise_members in sharing:
+            core = linear_model(S, beta, noise, rng.standard_normal((ell, ell)))
+            core *= 1.0 / math.sqrt(ell)                 # (βS + αZ)/ℓ; P is applied to V
             for h in noise_members:
                 O += (core @ centred_values[layout[h][2]]) @ W_O[h]
     O *= math.sqrt(ell / d)
