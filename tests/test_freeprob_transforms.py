@@ -2,7 +2,7 @@
 
 Oracles: MATH.md §3's table of e_M(c) (computed there independently), the maximum of
 z/((1+z)²(1+cz)) by a dense grid, K(g) at a hand-computed point, κ₂ = s and κ₄ = cβ⁴, and the
-Narayana moments of Marchenko–Pastur against Monte Carlo-free small cases (1, 2, 5, 14).
+Narayana moments of Marchenko–Pastur against the Catalan numbers 1, 2, 5, 14 and σ⁴(1 + λ).
 """
 
 import math
