@@ -287,3 +287,20 @@ def test_small_beta_form_at_c_near_one(beta, c):
             expected = float(-min(mp.im(r) for r in roots) / mp.pi) / beta ** 2
             assert law.pdf(x * beta ** 2) == pytest.approx(expected, rel=1e-9)
         mp.mp.dps = 15
+
+
+@pytest.mark.parametrize("beta,c", [(1e-4, 2.0), (1e-4, 100.0), (1e-6, 1.01), (0.01, 100.0),
+                                    (1.0, 4.0), (0.03, 100.0)])
+def test_support_decision_matches_the_careful_solver(beta, c):
+    """At the midpoints between critical values (where the support is decided), the
+    companion-matrix roots, Newton-polished when unclear, agree with the careful solver
+    (closed form, then the η-ladder): a root with Im h < 0 exactly where the law says
+    "inside"."""
+    from attnspec.laws import attention
+    law = AttentionLaw(beta, c)
+    candidates = law._critical_values()[0]
+    bounds = np.concatenate([[0.0], candidates])
+    mids = 0.5 * (bounds[:-1] + bounds[1:])
+    h = attention._physical_root_scaled(mids, law._ka, law._kb, law.c)
+    careful = -h.imag > 1e-8 * np.abs(h)
+    np.testing.assert_array_equal(law._has_complex_root(mids), careful)

@@ -323,8 +323,9 @@ class AttentionLaw(SpectralLaw):
     def _has_complex_root(self, xi):
         """True where the quartic at ξ has a non-real pair (ξ inside the support; in a gap
         or beyond the edge its four roots are real). Used at midpoints between critical
-        values, far from the edges: Ferrari decides when its roots are clearly real or
-        clearly not; the careful solver (with the η-ladder) decides the rest."""
+        values, far from the edges: the companion matrix's eigenvalues decide when they are
+        clearly real or clearly not, then the same Newton-polished; the careful solver (with
+        the η-ladder) decides the rest."""
         a, b, c = self._ka, self._kb, self.c
         p = c * b
         # roots of the monic quartic as eigenvalues of its companion matrices (one stacked
@@ -337,8 +338,21 @@ class AttentionLaw(SpectralLaw):
         # non-real part relative to the largest root (rounding is relative to it)
         spread = np.max(np.abs(u.imag), axis=-1) / np.max(np.abs(u), axis=-1)
         inside = spread > 1e-3
-        unclear = (spread > 1e-13) & ~inside           # decided by the careful solver
+        unclear = (spread > 1e-13) & ~inside
         if unclear.any():
+            # Newton-polish the unclear roots on the quartic itself: a real root's rounding
+            # (relative to the largest root) dies out, a non-real root keeps its angle;
+            # decided when the angle of each root to its own modulus is clear
+            x = xi[unclear][:, None]
+            coeffs = [np.ones_like(x), -x, np.full_like(x, a + b * (1 - c)), x * p,
+                      np.full_like(x, -a * p)]
+            with np.errstate(all="ignore"):
+                roots = polish(coeffs, u[unclear], 6)
+                angle = np.max(np.abs(roots.imag) / np.abs(roots), axis=-1)
+            decided = (angle > 1e-4) | (angle < 1e-12)
+            inside[np.flatnonzero(unclear)[decided]] = angle[decided] > 1e-4
+            unclear[np.flatnonzero(unclear)[decided]] = False
+        if unclear.any():                              # decided by the careful solver
             h = _physical_root_scaled(xi[unclear], a, b, c)
             inside[unclear] = -h.imag > 1e-8 * np.abs(h)
         return inside
