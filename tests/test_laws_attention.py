@@ -242,7 +242,8 @@ def test_outside_support_no_warnings():
             assert np.all(np.isfinite(law.cdf(np.linspace(-1, 2 * edges[-1], 500))))
 
 
-@pytest.mark.parametrize("beta,c", [(1e-6, 1.0), (1e-6, 1.01), (1e-20, 0.99), (0.03, 0.99)])
+@pytest.mark.parametrize("beta,c", [(1e-6, 1.0), (1e-6, 1.01), (1e-20, 0.99), (0.03, 0.99),
+                                    (0.01, 1.02)])
 def test_small_beta_near_c_one_is_graded(beta, c):
     """At small β and c ≈ 1 the density keeps one power law over many decades above a
     change near 0: the first piece is cut there and mapped geometrically ("log"), so the

@@ -38,7 +38,7 @@ CS = [0.01, 0.1, 1.0, 4.0, 100.0]
 # c on both sides of 1 at small β: the first piece is graded (a "log" piece spanning the
 # decades between the change of power law near 0 and the right edge), both forms
 NEAR_ONE = [(1e-20, 0.99), (1e-20, 1.01), (1e-6, 0.99), (1e-6, 1.01), (0.03, 0.99),
-            (0.1, 1.01)]
+            (0.1, 1.01), (0.01, 1.02), (0.06, 1.06)]     # the last two: graded after a cusp
 GRID = [(b, c) for b in BETAS for c in CS] + NEAR_ONE
 IDS = [f"beta={b}-c={c}" for b, c in GRID]
 _LAWS = {}

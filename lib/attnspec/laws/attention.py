@@ -127,30 +127,43 @@ def _score_product_inner_scale(c):
     return np.array([abs(one_z * one_z * one_cz / z)])
 
 
-def _graded(pieces, scales, long_points=256):
-    """The pieces ``(lo, hi, kind[, points])`` with the first piece of each support interval
-    graded: if the density changes its power law at distances f ≪ hi − lo from lo (from
-    ``scales``, the moduli of the feature points of the first interval; for a later
-    interval, its gap to the previous one; all below ``_GRADE_SPAN`` of the length), it is
-    cut at the smallest f into ``[lo, lo + 10 f]`` (same kind),
-    ``[lo + 10 f, lo + 0.62(hi − lo)]`` (``"log"``: a power law of t − lo is smooth in
-    log(t − lo)) and ``[lo + 0.62(hi − lo), hi]`` (``"inner"``, the square-root edge or the
-    near-cusp at hi). A log piece spanning more than e^35 starts at ``long_points``."""
-    out, last_end = [], None
+def _graded(pieces, features, long_points=256):
+    """The pieces ``(lo, hi, kind[, points])``, graded where the density keeps one power law
+    over decades: with o the left end of the support interval, f the distance from o of the
+    nearest change of power law (the first piece: the smallest modulus of ``features``,
+    the complex feature points of the first interval, or the gap to the previous interval;
+    an inner piece: its own left end, a near-cusp), when 10 f is below 1 % of the length
+    and all the changes below ``_GRADE_SPAN`` of it, the piece is cut into ``[lo, o + 10 f]``
+    (same kind), ``[o + 10 f, o + 0.62(hi − o)]`` (``"log"``: a power law of t − o is smooth
+    in log(t − o)) and ``[o + 0.62(hi − o), hi]`` (``"inner"``, the square-root edge or the
+    near-cusp at hi). A log piece spanning more than e^35, and a first piece with a feature
+    within 70° of the positive axis, start at ``long_points``."""
+    out, last_end, origin = [], None, 0.0
+    features = np.asarray(features, dtype=complex)
     for lo, hi, kind, *points in pieces:
-        distances = scales if last_end is None else np.array([lo - last_end])
-        distances = distances[distances > 0]
+        near = np.zeros(0, dtype=complex)
+        if kind != "inner":                      # the first piece of a support interval
+            origin = lo
+            near = features if last_end is None else np.array([lo - last_end], dtype=complex)
+        else:
+            near = np.array([lo - origin], dtype=complex)
         last_end = hi
+        distances = np.abs(near)
+        near, distances = near[distances > 0], distances[distances > 0]
+        length = hi - origin
         f = _GRADE_PAD * distances.min() if distances.size else np.inf
-        if (kind == "inner" or not f < _GRADE_BELOW * (hi - lo)
-                or not distances.max() < _GRADE_SPAN * (hi - lo)):
+        if not (origin + f > lo and f < _GRADE_BELOW * length
+                and distances.max() < _GRADE_SPAN * length):
             out.append((lo, hi, kind, *points))
             continue
-        top = lo + 0.62 * (hi - lo)
-        log = (lo + f, top, "log")
-        if math.log((top - lo) / f) > _LONG_LOG:
+        top = origin + 0.62 * length
+        log = (origin + f, top, "log")
+        if math.log((top - origin) / f) > _LONG_LOG:
             log += (long_points,)
-        out += [(lo, lo + f, kind), log, (top, hi, "inner")]
+        first = (lo, origin + f, kind)
+        if kind != "inner" and np.any((near.real > 0) & (np.abs(near.imag) < 3 * near.real)):
+            first += (long_points,)
+        out += [first, log, (top, hi, "inner")]
     return out
 
 
@@ -367,8 +380,8 @@ class AttentionLaw(SpectralLaw):
             lower, upper = score_product_edges(self.c)        # of M (ScoreProductLaw)
             if self.c <= 1:
                 kind = "hard" if self.c < 1 else "hard23"
-                return _graded([(0.0, beta2 * upper, kind)],
-                               beta2 * _score_product_inner_scale(self.c))
+                return _graded([(0.0, beta2 * upper, kind)],   # x(z₋) < 0: on the negative axis
+                               -beta2 * _score_product_inner_scale(self.c))
             w = 1.0 - 1.0 / self.c
             self._noise_scale = self.noise_variance * w
             top = 4.0 * self._noise_scale
@@ -410,7 +423,7 @@ class AttentionLaw(SpectralLaw):
             kinds = ["hard-sin6" if i == 0 else "soft"] + ["inner"] * inner.size
             pieces += list(zip(points[:-1], points[1:], kinds))
         return _graded([piece + (self._first_points(piece, features, near_cusps),)
-                        for piece in pieces], np.abs(features), 2 * self._cheb_points[0])
+                        for piece in pieces], features, 2 * self._cheb_points[0])
 
     def _first_points(self, piece, features, cusps):
         """Chebyshev points of the first try on a piece (``_cheb_points[0]`` or twice that):
