@@ -8,8 +8,6 @@ checked) and offers ``pdf``, ``cdf``, ``ppf``, ``moment``, ``mean``, ``var``, ``
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from .._validation import check_beta, check_float
@@ -19,8 +17,8 @@ from ..freeprob.series import free_cumulant_moments
 from ..freeprob.transforms import (nu_inf_free_cumulants, nu_inf_inverse_cauchy,
                                    score_product_edges)
 from ..hermite import noise_variance, total_variance
-from .base import C_MAX, C_MIN, LawAccuracyError, SpectralLaw
-from .classical import score_product_pdf
+from .base import C_MAX, C_MIN, LawAccuracyError, SpectralLaw, graded_pieces
+from .classical import score_product_inner_scale, score_product_pdf
 
 __all__ = ["AttentionLaw", "free_cumulant_moments", "BETA_MIN_REPRESENTABLE"]
 
@@ -102,69 +100,6 @@ def _physical_root_scaled(xi, a, b, c):
                              bottom=1e-10 * np.minimum(xi[redo], 1.0) + 1e-300, levels=40)
         h[redo] = polish_at(g, x, 4)
     return h
-
-
-#: A support interval whose left end is within this fraction of its length of a change of
-#: the density's power law (at distance f from the end) is cut at f·_GRADE_PAD and mapped
-#: geometrically above (a "log" piece, see :mod:`attnspec.laws.base`).
-#: Only when all those changes lie below _GRADE_SPAN of the length: the density then keeps
-#: one power law over at least three decades (else one series resolves it, measured).
-_GRADE_BELOW, _GRADE_PAD, _GRADE_SPAN = 1e-2, 10.0, 1e-3
-_LONG_LOG = 35.0     # a log piece longer than this (in log t) needs 256 points (measured)
-
-
-def _score_product_inner_scale(c):
-    """|x(z₋)| for ScoreProductLaw(c), c ≤ 1: the modulus of its critical value on the
-    negative axis, x(z) = (1 + z)²(1 + cz)/z at z₋ = −(1 + √(1 + 8c))/(4c), where its
-    density turns from ~x^{-2/3} (above) to ~x^{-1/2} (below); none at c = 1. Written
-    without cancellation: 1 + z₋ = 4(c − 1)/(4c − 1 + r), 1 + cz₋ = 2(1 − c)/(3 + r),
-    r = √(1 + 8c)."""
-    if c == 1:
-        return np.array([])
-    r = math.sqrt(1 + 8 * c)
-    z = -(1 + r) / (4 * c)
-    one_z, one_cz = 4 * (c - 1) / (4 * c - 1 + r), 2 * (1 - c) / (3 + r)
-    return np.array([abs(one_z * one_z * one_cz / z)])
-
-
-def _graded(pieces, features, long_points=256):
-    """The pieces ``(lo, hi, kind[, points])``, graded where the density keeps one power law
-    over decades: with o the left end of the support interval, f the distance from o of the
-    nearest change of power law (the first piece: the smallest modulus of ``features``,
-    the complex feature points of the first interval, or the gap to the previous interval;
-    an inner piece: its own left end, a near-cusp), when 10 f is below 1 % of the length
-    and all the changes below ``_GRADE_SPAN`` of it, the piece is cut into ``[lo, o + 10 f]``
-    (same kind), ``[o + 10 f, o + 0.62(hi − o)]`` (``"log"``: a power law of t − o is smooth
-    in log(t − o)) and ``[o + 0.62(hi − o), hi]`` (``"inner"``, the square-root edge or the
-    near-cusp at hi). A log piece spanning more than e^35, and a first piece with a feature
-    within 70° of the positive axis, start at ``long_points``."""
-    out, last_end, origin = [], None, 0.0
-    features = np.asarray(features, dtype=complex)
-    for lo, hi, kind, *points in pieces:
-        near = np.zeros(0, dtype=complex)
-        if kind != "inner":                      # the first piece of a support interval
-            origin = lo
-            near = features if last_end is None else np.array([lo - last_end], dtype=complex)
-        else:
-            near = np.array([lo - origin], dtype=complex)
-        last_end = hi
-        distances = np.abs(near)
-        near, distances = near[distances > 0], distances[distances > 0]
-        length = hi - origin
-        f = _GRADE_PAD * distances.min() if distances.size else np.inf
-        if not (origin + f > lo and f < _GRADE_BELOW * length
-                and distances.max() < _GRADE_SPAN * length):
-            out.append((lo, hi, kind, *points))
-            continue
-        top = origin + 0.62 * length
-        log = (origin + f, top, "log")
-        if math.log((top - origin) / f) > _LONG_LOG:
-            log += (long_points,)
-        first = (lo, origin + f, kind)
-        if kind != "inner" and np.any((near.real > 0) & (np.abs(near.imag) < 3 * near.real)):
-            first += (long_points,)
-        out += [first, log, (top, hi, "inner")]
-    return out
 
 
 class AttentionLaw(SpectralLaw):
@@ -380,8 +315,8 @@ class AttentionLaw(SpectralLaw):
             lower, upper = score_product_edges(self.c)        # of M (ScoreProductLaw)
             if self.c <= 1:
                 kind = "hard" if self.c < 1 else "hard23"
-                return _graded([(0.0, beta2 * upper, kind)],   # x(z₋) < 0: on the negative axis
-                               -beta2 * _score_product_inner_scale(self.c))
+                return graded_pieces([(0.0, beta2 * upper, kind)],   # x(z₋) < 0: on the negative axis
+                               -beta2 * score_product_inner_scale(self.c))
             w = 1.0 - 1.0 / self.c
             self._noise_scale = self.noise_variance * w
             top = 4.0 * self._noise_scale
@@ -389,7 +324,7 @@ class AttentionLaw(SpectralLaw):
                 raise LawAccuracyError(
                     f"c={self.c!r}: at beta={self.beta!r} the two pieces of the small-beta "
                     "form overlap (c too close to 1 for this beta)")
-            return _graded([(0.0, top, "hard"), (beta2 * lower, beta2 * upper, "soft")],
+            return graded_pieces([(0.0, top, "hard"), (beta2 * lower, beta2 * upper, "soft")],
                            np.array([]))
         candidates, near_cusps, features = self._critical_values()
         if candidates.size == 0:
@@ -422,7 +357,7 @@ class AttentionLaw(SpectralLaw):
             points = [lo, *inner, hi]
             kinds = ["hard-sin6" if i == 0 else "soft"] + ["inner"] * inner.size
             pieces += list(zip(points[:-1], points[1:], kinds))
-        return _graded([piece + (self._first_points(piece, features, near_cusps),)
+        return graded_pieces([piece + (self._first_points(piece, features, near_cusps),)
                         for piece in pieces], features, 2 * self._cheb_points[0])
 
     def _first_points(self, piece, features, cusps):

@@ -85,7 +85,8 @@ from scipy.fft import dct
 from .._validation import (as_float_array, check_float, check_int, check_rng, check_size,
                            scalar_or_array)
 
-__all__ = ["SpectralLaw", "LawAccuracyError", "MASS_TOL", "MOMENT_TOL", "C_MIN", "C_MAX"]
+__all__ = ["SpectralLaw", "LawAccuracyError", "MASS_TOL", "MOMENT_TOL", "C_MIN", "C_MAX",
+           "graded_pieces"]
 
 #: Documented domain of the aspect ratio c = ℓ/d_qk of AttentionLaw and ScoreProductLaw
 #: (with ``hermite.BETA_MAX`` for β): every law refuses c outside it with a ValueError.
@@ -101,6 +102,14 @@ _ABS_TOL = 1e-16            # a piece whose tail estimate (in mass) is below thi
 MASS_TOL = 1e-10
 #: Largest allowed relative error of the reference moments, by quadrature, of a built law.
 MOMENT_TOL = 1e-9
+
+#: A support interval whose left end is within this fraction of its length of a change of
+#: the density's power law (at distance f from the end) is cut at f·_GRADE_PAD and mapped
+#: geometrically above (a "log" piece, see the module docstring).
+#: Only when all those changes lie below _GRADE_SPAN of the length: the density then keeps
+#: one power law over at least three decades (else one series resolves it, measured).
+_GRADE_BELOW, _GRADE_PAD, _GRADE_SPAN = 1e-2, 10.0, 1e-3
+_LONG_LOG = 35.0     # a log piece longer than this (in log t) needs 256 points (measured)
 
 
 class LawAccuracyError(ValueError):
@@ -520,6 +529,46 @@ def _build_pieces(intervals, pdf, points, max_pieces, trim):
                       (_Piece(cuts[1], piece.b, inner, n0, origin), i)]
         pending = retry
     return sorted(done, key=lambda p: p.a)
+
+
+def graded_pieces(pieces, features, long_points=256):
+    """The pieces ``(lo, hi, kind[, points])``, graded where the density keeps one power law
+    over decades: with o the left end of the support interval, f the distance from o of the
+    nearest change of power law (the first piece: the smallest modulus of ``features``,
+    the complex feature points of the first interval, or the gap to the previous interval;
+    an inner piece: its own left end, a near-cusp), when 10 f is below 1 % of the length
+    and all the changes below ``_GRADE_SPAN`` of it, the piece is cut into ``[lo, o + 10 f]``
+    (same kind), ``[o + 10 f, o + 0.62(hi − o)]`` (``"log"``: a power law of t − o is smooth
+    in log(t − o)) and ``[o + 0.62(hi − o), hi]`` (``"inner"``, the square-root edge or the
+    near-cusp at hi). A log piece spanning more than e^35, and a first piece with a feature
+    within 70° of the positive axis, start at ``long_points``."""
+    out, last_end, origin = [], None, 0.0
+    features = np.asarray(features, dtype=complex)
+    for lo, hi, kind, *points in pieces:
+        near = np.zeros(0, dtype=complex)
+        if kind != "inner":                      # the first piece of a support interval
+            origin = lo
+            near = features if last_end is None else np.array([lo - last_end], dtype=complex)
+        else:
+            near = np.array([lo - origin], dtype=complex)
+        last_end = hi
+        distances = np.abs(near)
+        near, distances = near[distances > 0], distances[distances > 0]
+        length = hi - origin
+        f = _GRADE_PAD * distances.min() if distances.size else np.inf
+        if not (origin + f > lo and f < _GRADE_BELOW * length
+                and distances.max() < _GRADE_SPAN * length):
+            out.append((lo, hi, kind, *points))
+            continue
+        top = origin + 0.62 * length
+        log = (origin + f, top, "log")
+        if math.log((top - origin) / f) > _LONG_LOG:
+            log += (long_points,)
+        first = (lo, origin + f, kind)
+        if kind != "inner" and np.any((near.real > 0) & (np.abs(near.imag) < 3 * near.real)):
+            first += (long_points,)
+        out += [first, log, (top, hi, "inner")]
+    return out
 
 
 class LawSummaries:
