@@ -15,10 +15,11 @@ and on a warm law ``pdf``, ``cdf`` and ``ppf`` on 400 points. Points: x evenly s
 [0, 1.05·(right edge)], q evenly spaced on [0, 1].
 
 Grid: β ∈ {1e-72 (``BETA_MIN_REPRESENTABLE``), 1e-20, 1e-7, 1e-6, 1e-4, 1e-2, 0.03, 0.1,
-0.25, 0.5, 1, 2, 3, 5, 8.75, 26 (``BETA_MAX``)} × c ∈ {0.01, 0.1, 0.5, 0.99, 1, 1.01, 2, 4,
-10, 100}: both ends of the documented domain, every form (``"small-beta"``, ``"exact"``,
-``"marchenko-pastur"``) and its switch points, c on both sides of 1 (where small β is
-hardest), and the chapters' cases (1, 1), (0.25, 2), (2, 4), (1, 4), (0.03, 100). The
+0.25, 0.5, 1, 2, 3, 5, 8.75, 26 (``BETA_MAX``)} × c ∈ {0.01, 0.1, 0.5, 0.99, 1, 1.01, 1.05,
+1.6, 2, 4, 10, 100}: both ends of the documented domain, every form (``"small-beta"``,
+``"exact"``, ``"marchenko-pastur"``) and its switch points, c on both sides of 1 (where
+small β is hardest; 1.05 and 1.6 where the density has a near-cusp close to 0), and the
+chapters' cases (1, 1), (0.25, 2), (2, 4), (1, 4), (0.03, 100). The
 table gives medians over repeats per case; the summary the worst ratio per operation over
 the grid. Exit status 1 if any ratio misses the target (printed ``MISSED``).
 
@@ -49,7 +50,7 @@ POINTS = 400
 
 BETAS = [BETA_MIN_REPRESENTABLE, 1e-20, 1e-7, 1e-6, 1e-4, 1e-2, 0.03, 0.1, 0.25, 0.5, 1.0,
          2.0, 3.0, 5.0, 8.75, 26.0]
-CS = [0.01, 0.1, 0.5, 0.99, 1.0, 1.01, 2.0, 4.0, 10.0, 100.0]
+CS = [0.01, 0.1, 0.5, 0.99, 1.0, 1.01, 1.05, 1.6, 2.0, 4.0, 10.0, 100.0]
 CHAPTERS = [(1.0, 1.0), (0.25, 2.0), (2.0, 4.0), (1.0, 4.0), (0.03, 100.0)]
 OPERATIONS = ["build", "cdf1", "ppf1", "pdf", "cdf", "ppf"]
 
