@@ -59,7 +59,14 @@ graded pieces), integrated exactly, and evaluated for ``cdf``. ``_cdf_error`` ho
 tail estimate (typically ≤ 1e-14); ``_mass_error`` the computed total mass minus one (a
 check of the density itself). ``ppf`` inverts the same series by bracketed Newton in ``θ``
 (vectorised); ``rvs`` is ``ppf`` of uniforms.
-Moments without a closed form use the same interpolants (Fejér quadrature).
+``cdf`` and ``ppf`` treat the points of all pieces in one vectorised pass (the pieces
+side by side, with per-point map parameters). Moments without a closed form use the same
+interpolants (Fejér quadrature).
+
+A density that keeps one power law over many decades (e.g. x^{-2/3} between a change near
+the left end o and the right edge) is cut by :func:`graded_pieces`: a short piece up to
+o + 10 f (f the distance of the change from o), a ``"log"`` piece over the decades above,
+and an ``"inner"`` piece up to the edge; three short series instead of a cascade of cuts.
 
 Accuracy contract: ``_check_accuracy`` (called when a law is built) computes the total mass
 and the reference moments by this quadrature and raises ``LawAccuracyError`` if the
