@@ -41,7 +41,7 @@ NEAR_ONE = [(1e-20, 0.99), (1e-20, 1.01), (1e-6, 0.99), (1e-6, 1.01), (0.03, 0.9
             (0.1, 1.01)]
 # graded after a near-cusp: a narrow feature inside the support, which the fixed graded
 # quadrature below does not resolve (mass checked by adaptive quadrature instead)
-AFTER_CUSP = [(0.01, 1.02), (0.06, 1.06)]
+AFTER_CUSP = [(0.01, 1.02), (0.06, 1.06), (0.25, 1.6)]
 GRID = [(b, c) for b in BETAS for c in CS] + NEAR_ONE
 IDS = [f"beta={b}-c={c}" for b, c in GRID]
 ALL_GRID = GRID + AFTER_CUSP

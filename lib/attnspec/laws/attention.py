@@ -345,6 +345,7 @@ class AttentionLaw(SpectralLaw):
                 f"beta={self.beta!r}, c={self.c!r}: the support structure of {self!r} is "
                 f"not resolved (critical values {candidates})")
         t = s * np.array(edges) ** 2
+        self._edges_t = t
         cuts = s * near_cusps.real ** 2
         features = s * features ** 2
         # the first piece is mapped as for an x^(-2/3) edge (x = t₁ sin⁶(θ/2)): the
@@ -357,8 +358,10 @@ class AttentionLaw(SpectralLaw):
             points = [lo, *inner, hi]
             kinds = ["hard-sin6" if i == 0 else "soft"] + ["inner"] * inner.size
             pieces += list(zip(points[:-1], points[1:], kinds))
+        widths = {float(t): abs(float(w)) for t, w in zip(cuts, (s * near_cusps ** 2).imag)}
         return graded_pieces([piece + (self._first_points(piece, features, near_cusps),)
-                        for piece in pieces], features, 2 * self._cheb_points[0])
+                              for piece in pieces], features, 2 * self._cheb_points[0],
+                             widths)
 
     def _first_points(self, piece, features, cusps):
         """Chebyshev points of the first try on a piece (``_cheb_points[0]`` or twice that):
@@ -373,6 +376,9 @@ class AttentionLaw(SpectralLaw):
             close = (features.real > 0) & (features.imag != 0) & (
                 np.abs(features) < 0.15 * (hi - lo))
             return 2 * n if close.any() else n
+        if kind == "soft":           # a later interval: its gap to the previous one
+            gap = lo - max((t for t in np.unique(self._edges_t) if t < lo), default=0.0)
+            return 2 * n if gap < 0.01 * (hi - lo) else n
         if kind == "inner":
             at_lo = self.s * cusps.real ** 2 == lo       # the cut at this near-cusp
             width = np.abs(self.s * (cusps[at_lo] ** 2).imag)

@@ -29,7 +29,8 @@ and optionally
     left end o of its support interval, where the density varies like a power of x − o:
     mapped geometrically, see below). Right ends are always soft (square-root), as for every
     law in this package. A fourth element, an integer, sets the Chebyshev points of the
-    piece's first try (default ``_cheb_points[0]``).
+    piece's first try (default ``_cheb_points[0]``, also if it is ``None``); a fifth, the
+    origin o of a ``"log"`` piece (default: the left end of its support interval).
 ``_moment(k)``
     an exact k-th moment (return ``None`` to fall back to quadrature).
 ``_reference_moments()``
@@ -494,10 +495,11 @@ def _build_pieces(intervals, pdf, points, max_pieces, trim):
     """
     n0, max_points = points
     pending, origin = [], 0.0
-    for i, (a, b, kind, *first) in enumerate(intervals):
+    for i, (a, b, kind, *extra) in enumerate(intervals):
         if kind not in ("inner", "log"):
             origin = a                                 # left end of the support interval
-        pending.append((_Piece(a, b, kind, first[0] if first else n0, origin), i))
+        first = extra[0] if extra and extra[0] else n0
+        pending.append((_Piece(a, b, kind, first, extra[1] if len(extra) > 1 else origin), i))
     count = [1] * len(intervals)                       # pieces per interval, cut or not
     done = []
     while pending:
@@ -538,7 +540,7 @@ def _build_pieces(intervals, pdf, points, max_pieces, trim):
     return sorted(done, key=lambda p: p.a)
 
 
-def graded_pieces(pieces, features, long_points=256):
+def graded_pieces(pieces, features, long_points=256, widths=None):
     """The pieces ``(lo, hi, kind[, points])``, graded where the density keeps one power law
     over decades: with o the left end of the support interval, f the distance from o of the
     nearest change of power law (the first piece: the smallest modulus of ``features``,
@@ -547,11 +549,21 @@ def graded_pieces(pieces, features, long_points=256):
     and all the changes below ``_GRADE_SPAN`` of it, the piece is cut into ``[lo, o + 10 f]``
     (same kind), ``[o + 10 f, o + 0.62(hi − o)]`` (``"log"``: a power law of t − o is smooth
     in log(t − o)) and ``[o + 0.62(hi − o), hi]`` (``"inner"``, the square-root edge or the
-    near-cusp at hi). A log piece spanning more than e^35, and a first piece with a feature
-    within 70° of the positive axis, start at ``long_points``."""
+    near-cusp at hi). An inner piece starting at a near-cusp of width w (``widths``: left
+    end → w) with 10 w below 1 % of its length is graded the same way about its own left
+    end (o = lo, f = w). A log piece spanning more than e^35, and a first piece with a
+    feature within 70° of the positive axis, start at ``long_points``."""
     out, last_end, origin = [], None, 0.0
     features = np.asarray(features, dtype=complex)
+    widths = widths or {}
     for lo, hi, kind, *points in pieces:
+        w = widths.get(lo)
+        if kind == "inner" and w is not None and _GRADE_PAD * w < _GRADE_BELOW * (hi - lo):
+            last_end, f, top = hi, _GRADE_PAD * w, lo + 0.62 * (hi - lo)
+            log = (lo + f, top, "log", long_points if math.log((top - lo) / f) > _LONG_LOG
+                   else None, lo)
+            out += [(lo, lo + f, kind), log, (top, hi, "inner")]
+            continue
         near = np.zeros(0, dtype=complex)
         if kind != "inner":                      # the first piece of a support interval
             origin = lo
