@@ -315,8 +315,45 @@ def test_onset_summary_means_and_crossings():
                                / [1, 2, 4, 8])
     assert summary["onset"] == pytest.approx(1.25) and summary["end"] == pytest.approx(1.75)
     assert summary["onset_se"] == 0.0
+    assert (summary["draws"], summary["onset_crossed"]) == (2, 2)
     assert math.isnan(thresholds.onset_summary(runs[:1])["onset_se"])
     with pytest.raises(ValueError, match="same betas"):
         thresholds.onset_summary([runs[0], {**runs[1], "beta": [0.1, 1.0, 1.5, 2.0]}])
     with pytest.raises(ValueError, match="non-empty"):
         thresholds.onset_summary([])
+
+
+def _onset_runs(tops):
+    betas = [0.5, 1.0, 1.5, 2.0]
+    return [{"beta": betas, "edge": [1.0, 1.0, 1.0, 1.0], "max_entry2": top,
+             "row_sum_rel_sd": [0.1] * 4, "m1": [1] * 4} for top in tops]
+
+
+def test_onset_standard_error_only_where_every_draw_crosses():
+    """A draw whose largest entry never clears the edge has no onset: no se, but a count."""
+    # draws crossing at 1.25 and 0.75 (log-linear interpolation: e^{±1} around 1), and one
+    # that stays below the edge; the mean ratio still crosses
+    tops = [np.exp([-2, -1, 1, 2.0]), np.exp([-1, 1, 2, 3.0]), np.full(4, 0.5)]
+    summary = thresholds.onset_summary(_onset_runs(tops))
+    assert (summary["draws"], summary["onset_crossed"]) == (3, 2)
+    assert math.isfinite(summary["onset"]) and math.isnan(summary["onset_se"])
+    assert thresholds.onset_text(summary) == f"{summary['onset']:.3g} ± n/a (2 of 3 draws cross)"
+    assert thresholds.onset_text(summary, crossing=False) == f"{summary['onset']:.3g} ± n/a"
+    # all three cross: the standard error of the per-draw onsets 1.25, 0.75, 1.25
+    tops[2] = tops[0]
+    summary = thresholds.onset_summary(_onset_runs(tops))
+    assert summary["onset_crossed"] == 3
+    assert summary["onset_se"] == pytest.approx(np.std([1.25, 0.75, 1.25], ddof=1) / np.sqrt(3))
+    assert thresholds.onset_text(summary) == f"{summary['onset']:.3g} ± 0.2"
+
+
+def test_onset_text_single_draw_and_no_crossing():
+    one = thresholds.onset_summary(_onset_runs([np.exp([-2, -1, 1, 2.0])]))
+    assert thresholds.onset_text(one) == "1.25 (one draw)"
+    assert thresholds.onset_text(one, crossing=False) == "1.25"
+    none = thresholds.onset_summary(_onset_runs([np.full(4, 0.5)] * 2))
+    assert none["onset_crossed"] == 0 and thresholds.onset_text(none) == "(none in the grid)"
+    with pytest.raises(ValueError, match="onset_summary"):
+        thresholds.onset_text({"onset": 1.0})
+    with pytest.raises(TypeError, match="crossing"):
+        thresholds.onset_text(one, crossing="no")

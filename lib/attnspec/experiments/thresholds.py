@@ -24,7 +24,7 @@ from ..hermite import total_variance
 
 __all__ = ["Scale", "ThresholdScales", "threshold_scales", "row_sum_fluctuation",
            "RowSumFluctuation", "largest_entries", "entry_onset", "onset_summary",
-           "SCALE_LABELS"]
+           "onset_text", "SCALE_LABELS"]
 
 #: The three provenance labels a scale can carry.
 SCALE_LABELS = ("literature", "derived", "heuristic")
@@ -402,8 +402,12 @@ def onset_summary(runs):
         ``"ratio_se"``, ``"cross_ratio"`` (mean of (max Mᵢⱼ² + 2s)/z₊², s = e^{β²} − 1, the
         cross estimate with a typical row and column), ``"row_sum_rel_sd"`` and
         ``"row_sum_rel_sd_se"``, ``"m1"``; floats ``"onset"``, ``"end"`` (crossings of the mean
-        ratio, :func:`entry_onset`), ``"onset_se"`` (standard deviation of the per-draw onsets
-        over √draws; nan with one draw or when a draw has no crossing) and ``"cross_onset"``.
+        ratio, :func:`entry_onset`), ``"onset_se"`` and ``"cross_onset"``; ints ``"draws"``
+        and ``"onset_crossed"``, the number of draws whose own ratio crosses the edge upward.
+        ``"onset_se"`` is the standard deviation of the per-draw onsets over √draws, defined
+        only when every draw crosses and there are at least two: a draw whose largest entry
+        never clears the edge has no onset, and leaving it out would bias the spread, so the
+        standard error is nan then (:func:`onset_text` reports the count instead).
     """
     if not runs:
         raise ValueError("runs must be a non-empty list of largest_entries results")
@@ -423,11 +427,57 @@ def onset_summary(runs):
                                                                                 np.nan)
 
     onset, end = entry_onset(betas, ratio.mean(axis=0), np.ones_like(betas))
-    per_draw = [entry_onset(betas, r, np.ones_like(betas))[0] for r in ratio]
-    onset_se = float(np.std(per_draw, ddof=1) / math.sqrt(n)) if n > 1 else math.nan
+    per_draw = np.array([entry_onset(betas, r, np.ones_like(betas))[0] for r in ratio])
+    crossed = int(np.count_nonzero(np.isfinite(per_draw)))
+    onset_se = float(np.std(per_draw, ddof=1) / math.sqrt(n)) if 1 < n == crossed \
+        else math.nan
     return {"beta": betas, "edge": edge, "ratio": ratio.mean(axis=0), "ratio_se": se(ratio),
             "cross_ratio": cross.mean(axis=0), "row_sum_rel_sd": rows.mean(axis=0),
             "row_sum_rel_sd_se": se(rows),
             "m1": np.mean([run["m1"] for run in runs], axis=0), "onset": onset,
-            "end": end, "onset_se": onset_se,
+            "end": end, "onset_se": onset_se, "draws": n, "onset_crossed": crossed,
             "cross_onset": entry_onset(betas, cross.mean(axis=0), np.ones_like(betas))[0]}
+
+
+def onset_text(summary, crossing=True):
+    """The onset of an :func:`onset_summary` as text, with its standard error where it has one.
+
+    Parameters
+    ----------
+    summary : dict
+        A result of :func:`onset_summary`.
+    crossing : bool
+        Append ``" (k of n draws cross)"`` when some draw has no onset of its own (a table
+        that shows the count in a column of its own passes False).
+
+    Returns
+    -------
+    str
+        ``"1.09 ± 0.08"`` when every draw crosses; ``"1.27 ± n/a (2 of 3 draws cross)"`` when
+        some draw never crosses (no standard error, see :func:`onset_summary`); ``"1.09"``
+        followed by ``" (one draw)"`` for a single draw; ``"(none in the grid)"`` when the
+        mean ratio never crosses the edge.
+
+    Examples
+    --------
+    >>> onset_text({"onset": 1.2683, "onset_se": float("nan"), "draws": 3,
+    ...             "onset_crossed": 2})
+    '1.27 ± n/a (2 of 3 draws cross)'
+    """
+    if not isinstance(crossing, bool):
+        raise TypeError(f"crossing must be a bool; got crossing={crossing!r}")
+    try:
+        onset, se = float(summary["onset"]), float(summary["onset_se"])
+        n, crossed = int(summary["draws"]), int(summary["onset_crossed"])
+    except (KeyError, TypeError, ValueError):
+        raise ValueError("summary must be a result of onset_summary (with onset, onset_se, "
+                         f"draws and onset_crossed); got summary={summary!r}") from None
+    if not math.isfinite(onset):
+        return "(none in the grid)"
+    text = f"{onset:.3g}"
+    if n == 1:
+        return text + (" (one draw)" if crossing else "")
+    text += f" ± {se:.1g}" if math.isfinite(se) else " ± n/a"
+    if crossing and crossed < n:
+        text += f" ({crossed} of {n} draws cross)"
+    return text
