@@ -15,7 +15,7 @@ import pytest
 from helpers import ROOT
 
 VISIBLE, IN_TOGGLE = 85, 82
-CHAPTERS = ["03_single_head_theorem"]
+CHAPTERS = ["03_single_head_theorem", "05_outliers_and_threshold"]
 
 
 def _too_wide(chapter):
