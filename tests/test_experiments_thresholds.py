@@ -189,7 +189,16 @@ def _chi2_oracle(beta, ell, d_qk):
 def test_row_sum_fluctuation_exact_against_quadrature(beta, ell, d_qk):
     """The closed form against an independent quadrature, small β included (no cancellation)."""
     assert attnspec.row_sum_fluctuation(beta, ell, d_qk).exact == pytest.approx(
-        _chi2_oracle(beta, ell, d_qk), rel=1e-12)
+        _chi2_oracle(beta, ell, d_qk), rel=1e-12, abs=0)
+
+
+def test_row_sum_fluctuation_at_tiny_beta():
+    """β² underflows: every value is still β/√ℓ (query part β⁴/(2d) negligible); 1e-13
+    allows for the rounding of log β ≈ −460 in the logarithmic evaluation."""
+    for beta in (1e-200, 1e-160, 1e-8):
+        f = attnspec.row_sum_fluctuation(beta, 10, 5)
+        for value in (f.keys, f.total, f.exact, f.within_draw):
+            assert value == pytest.approx(beta / math.sqrt(10), rel=1e-13, abs=0)
 
 
 def test_row_sum_fluctuation_diverges_at_four_beta_squared():
