@@ -317,8 +317,8 @@ def largest_entries(ell, betas, rng=None, *, c=1.0):
 
     Notes
     -----
-    Cost: one ℓ×d_qk×ℓ product, then per β one ℓ×ℓ exponential (about 0.1 s at ℓ = 1000)
-    and, the first time a β is seen, the edge of ν_∞ (about 0.05 s).
+    Cost: one ℓ×d_qk×ℓ product, then per β one ℓ×ℓ exponential and, the first time a β is
+    seen, the edge of ν_∞ (cached); no singular value decomposition.
     """
     ell = check_int("ell", ell, min=2)
     c = check_float("c", c, min=0, min_open=True)
