@@ -5,9 +5,12 @@ Cauchy transform ``g = G(z)`` at ``z = x + iη`` for a decreasing geometric ladd
 (from ``top·scale`` to ``bottom·scale``), by Newton's method at each level started from the
 solution of the level above. Continuation in η at fixed x (never along the real axis) keeps
 the physical sheet; a Newton step that would leave the lower half plane (``Im g ≤ 0`` is the
-physical sheet for ``Im z > 0``) is halved until it does not. Used by
-:class:`attnspec.AttentionLaw` (points the closed-form roots cannot resolve) and by the
-subordination densities of chapter 2.
+physical sheet for ``Im z > 0``) is halved until it does not. The unknown may also be a
+vector per point (g of shape (len(x), n), e.g. the n cell values of a vector Dyson
+equation): a point's step is then halved, and the point stops, as a whole. Used by
+:class:`attnspec.AttentionLaw` (points the closed-form roots cannot resolve), by the
+subordination densities of chapter 2 and by the variance-profile solver
+(:func:`attnspec.variance_profile_density`).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ LADDER_LEVELS, NEWTON_STEPS = 30, 40
 
 def continue_to_axis(x, step, start, scale, *, top=4.0, bottom=1e-10, levels=LADDER_LEVELS,
                      newton_steps=NEWTON_STEPS, tol=1e-13):
-    r"""G(x + iη) at the bottom of a geometric ladder of η, for real points x.
+    r"""G(x + iη) at the bottom of a geometric ladder of η, for real points x (MATH.md §3).
 
     Parameters
     ----------
@@ -32,7 +35,9 @@ def continue_to_axis(x, step, start, scale, *, top=4.0, bottom=1e-10, levels=LAD
         ``step(g, z)``: the Newton correction ``F/∂F`` for the equation at ``z``
         (vectorised over matching 1-D arrays).
     start : callable
-        ``start(z)``: the starting value at the top of the ladder (typically ``1/z``).
+        ``start(z)``: the starting value at the top of the ladder (typically ``1/z``): shape
+        ``(len(x),)``, or ``(len(x), n)`` for a vector unknown per point (then ``step``
+        works on the same shape).
     scale : float
         Typical size of the law; η runs from ``top·scale`` to ``bottom·scale``.
     top, bottom : float or numpy.ndarray
@@ -46,8 +51,9 @@ def continue_to_axis(x, step, start, scale, *, top=4.0, bottom=1e-10, levels=LAD
     Returns
     -------
     numpy.ndarray
-        Complex g at ``z = x + i·bottom·scale``, with ``Im g ≤ 0``. (Finish with a few
-        Newton steps at η = 0 if the boundary value itself is wanted.)
+        Complex g at ``z = x + i·bottom·scale``, with ``Im g ≤ 0``, shaped like
+        ``start``'s value. (Finish with a few Newton steps at η = 0 if the boundary value
+        itself is wanted.)
 
     Examples
     --------
@@ -69,14 +75,22 @@ def continue_to_axis(x, step, start, scale, *, top=4.0, bottom=1e-10, levels=LAD
             delta = np.where(np.isfinite(delta), delta, 0.0)
             trial = ga - delta
             for _ in range(30):
-                bad = trial.imag > 0
+                bad = _per_point(trial.imag > 0, delta.ndim)
                 if not bad.any():
                     break
                 delta = np.where(bad, delta / 2, delta)
                 trial = ga - delta
             g[active] = np.where(trial.imag > 0, ga.real - 1j * np.abs(ga.imag), trial)
             moved = np.abs(delta) > tol * np.maximum(np.abs(trial), 1e-300)
-            active = active[moved]
+            active = active[_per_point(moved, 1)]
             if active.size == 0:
                 break
     return g
+
+
+def _per_point(flags, ndim):
+    """Any flag over a point's components (trailing axes), shaped for ``ndim`` dimensions."""
+    if flags.ndim == 1:
+        return flags
+    anywhere = flags.reshape(flags.shape[0], -1).any(axis=1)
+    return anywhere.reshape((-1,) + (1,) * (ndim - 1))
