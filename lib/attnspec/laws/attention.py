@@ -153,7 +153,7 @@ class AttentionLaw(SpectralLaw):
     near 0 the density is ~ ρ_sym(0)/√t (a hard edge). For c > 1 and small β the support is
     two intervals, [0, t₁] from the noise (mass 1 − 1/c) and [t₂, t₃] from the scores;
     ``intervals()`` lists them, ``support()`` is their hull. At small β and c ≈ 1 the
-    density keeps one power law over many decades above a change near 0 (the scale |k| of
+    density keeps one power law over many decades above a change near 0 (the modulus of k at
     the other critical points, or the gap): that piece is cut there and mapped
     geometrically (a ``"log"`` piece of :mod:`attnspec.laws.base`), so that a few short
     series cover it.

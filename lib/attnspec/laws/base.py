@@ -65,7 +65,7 @@ side by side, with per-point map parameters). Moments without a closed form use 
 interpolants (Fejér quadrature).
 
 A density that keeps one power law over many decades (e.g. x^{-2/3} between a change near
-the left end o and the right edge) is cut by :func:`graded_pieces`: a short piece up to
+the left end o and the right edge) is cut by ``graded_pieces``: a short piece up to
 o + 10 f (f the distance of the change from o), a ``"log"`` piece over the decades above,
 and an ``"inner"`` piece up to the edge; three short series instead of a cascade of cuts.
 

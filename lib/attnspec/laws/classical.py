@@ -171,7 +171,7 @@ def score_product_pdf(x, c):
 
 
 def score_product_inner_scale(c):
-    """|x(z₋)| for ScoreProductLaw(c), c ≤ 1: the modulus of its critical value on the
+    """The modulus of x(z₋) for ScoreProductLaw(c), c ≤ 1: its critical value on the
     negative axis, x(z) = (1 + z)²(1 + cz)/z at z₋ = −(1 + √(1 + 8c))/(4c), where its
     density turns from ~x^{-2/3} (above) to ~x^{-1/2} (below); none at c = 1. Written
     without cancellation: 1 + z₋ = 4(c − 1)/(4c − 1 + r), 1 + cz₋ = 2(1 − c)/(3 + r),
