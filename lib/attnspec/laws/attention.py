@@ -324,8 +324,9 @@ class AttentionLaw(SpectralLaw):
                 raise LawAccuracyError(
                     f"c={self.c!r}: at beta={self.beta!r} the two pieces of the small-beta "
                     "form overlap (c too close to 1 for this beta)")
-            return graded_pieces([(0.0, top, "hard"), (beta2 * lower, beta2 * upper, "soft")],
-                           np.array([]))
+            lo, hi = beta2 * lower, beta2 * upper
+            points = 2 * self._cheb_points[0] if lo - top < 0.01 * (hi - lo) else None
+            return graded_pieces([(0.0, top, "hard"), (lo, hi, "soft", points)], np.array([]))
         candidates, near_cusps, features = self._critical_values()
         if candidates.size == 0:
             raise LawAccuracyError(f"beta={self.beta!r}: no edge found for {self!r}")
@@ -366,23 +367,26 @@ class AttentionLaw(SpectralLaw):
     def _first_points(self, piece, features, cusps):
         """Chebyshev points of the first try on a piece (``_cheb_points[0]`` or twice that):
         twice when a feature of the density sits close to the piece, where the series
-        would need a second round anyway (measured over the benchmark grid): a complex
-        critical value (not a near-cusp) of real part > 0 within 0.15 of the first piece's
-        length from 0, or a near-cusp k at the left end of an inner piece whose width
-        |Im s k²| is below 2 % of the piece's length."""
+        would need a second round anyway (thresholds measured over the benchmark grid): a
+        complex critical value (not a near-cusp) of real part > 0 within 0.2 of the first
+        piece's length from 0, or a near-cusp k at the first piece's right end whose width
+        (the modulus of Im s k²) is below 5 % of its length, or at an inner piece's left end
+        below 2 %; a later interval whose gap to the previous one is below 1 % of its
+        length."""
         lo, hi, kind = piece
         n = self._cheb_points[0]
+        at = self.s * cusps.real ** 2                    # the cuts at the near-cusps
+        width = np.abs(self.s * (cusps ** 2).imag)
         if kind == "hard-sin6":
             close = (features.real > 0) & (features.imag != 0) & (
-                np.abs(features) < 0.15 * (hi - lo))
-            return 2 * n if close.any() else n
-        if kind == "soft":           # a later interval: its gap to the previous one
+                np.abs(features) < 0.2 * (hi - lo))
+            narrow = (at == hi) & (width < 0.05 * (hi - lo))
+            return 2 * n if close.any() or narrow.any() else n
+        if kind == "soft":
             gap = lo - max((t for t in np.unique(self._edges_t) if t < lo), default=0.0)
             return 2 * n if gap < 0.01 * (hi - lo) else n
         if kind == "inner":
-            at_lo = self.s * cusps.real ** 2 == lo       # the cut at this near-cusp
-            width = np.abs(self.s * (cusps[at_lo] ** 2).imag)
-            return 2 * n if np.any(width < 0.02 * (hi - lo)) else n
+            return 2 * n if np.any((at == lo) & (width < 0.02 * (hi - lo))) else n
         return n
 
     def _intervals(self):
