@@ -326,7 +326,8 @@ def test_marchenko_pastur_at_huge_scale():
         MarchenkoPastur(1.0, 1e308)
 
 
-@pytest.mark.parametrize("c", [0.01, 0.1, 0.99, 0.995, 0.9999, 1.0, 1.0001, 1.005, 1.01, 4.0, 100.0])
+@pytest.mark.parametrize("c", [0.01, 0.1, 0.99, 0.995, 0.9999, 1.0, 1.0001, 1.005, 1.01, 4.0,
+                               100.0])
 def test_score_product_law_over_its_domain(c):
     """ScoreProductLaw: ac mass 1 − atom and mean 1 to 1e-9 by graded Gauss–Legendre;
     density to 1e-9 relative against the root of Im < 0 of the cubic

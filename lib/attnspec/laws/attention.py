@@ -315,8 +315,9 @@ class AttentionLaw(SpectralLaw):
             lower, upper = score_product_edges(self.c)        # of M (ScoreProductLaw)
             if self.c <= 1:
                 kind = "hard" if self.c < 1 else "hard23"
-                return graded_pieces([(0.0, beta2 * upper, kind)],   # x(z₋) < 0: on the negative axis
-                               -beta2 * score_product_inner_scale(self.c))
+                # M's feature x(z₋) lies on the negative axis
+                return graded_pieces([(0.0, beta2 * upper, kind)],
+                                     -beta2 * score_product_inner_scale(self.c))
             w = 1.0 - 1.0 / self.c
             self._noise_scale = self.noise_variance * w
             top = 4.0 * self._noise_scale
