@@ -240,3 +240,68 @@ def test_outside_support_no_warnings():
             x = np.concatenate([[-1e300, -1.0, 1e300], edges[1:], 2 * edges[-1:]])
             assert np.all(law.pdf(x) == 0.0)
             assert np.all(np.isfinite(law.cdf(np.linspace(-1, 2 * edges[-1], 500))))
+
+
+@pytest.mark.parametrize("beta,c", [(1e-6, 1.0), (1e-6, 1.01), (1e-20, 0.99), (0.03, 0.99),
+                                    (0.01, 1.02)])
+def test_small_beta_near_c_one_is_graded(beta, c):
+    """At small β and c ≈ 1 the density keeps one power law over many decades above a
+    change near 0: the first piece is cut there and mapped geometrically ("log"), so the
+    CDF needs at most four pieces (13 graded by bisection before); their Chebyshev tails
+    stay far below the mass tolerance."""
+    law = AttentionLaw(beta, c)
+    kinds = [p.kind for p in law._pieces]
+    assert "log" in kinds and len(kinds) <= 4
+    assert law._cdf_error < 1e-12
+
+
+@pytest.mark.parametrize("c", [0.01, 0.5, 0.99, 0.999999])
+def test_score_product_inner_scale_against_mpmath(c):
+    """|x(z₋)| = |(1 + z)²(1 + cz)/z| at z₋ = −(1 + √(1 + 8c))/(4c), in 50 digits."""
+    from attnspec.laws.classical import score_product_inner_scale
+    mp.mp.dps = 50
+    C = mp.mpf(c)
+    z = -(1 + mp.sqrt(1 + 8 * C)) / (4 * C)
+    expected = float(abs((1 + z) ** 2 * (1 + C * z) / z))
+    mp.mp.dps = 15
+    assert score_product_inner_scale(c)[0] == pytest.approx(expected, rel=1e-13)
+    assert score_product_inner_scale(1.0).size == 0
+
+
+@pytest.mark.parametrize("beta,c", [(1e-7, 0.999), (1e-20, 1.001), (1e-30, 0.999999)])
+def test_small_beta_form_at_c_near_one(beta, c):
+    """The small-beta form at c within 1e-3 of 1 (it refused: it built ScoreProductLaw(c),
+    whose single-piece series cannot resolve c ≈ 1): mass, mean and second moment by the
+    build check; pdf = β⁻²·ρ_M(t/β²) against the root of M's cubic by mpmath (c ≤ 1, where
+    the form is β²·M), ppf∘cdf."""
+    law = AttentionLaw(beta, c)
+    assert law.form == "small-beta"
+    q = np.linspace(0.01, 0.99, 33)
+    assert_allclose(law.cdf(law.ppf(q)), q, atol=1e-12)
+    if c <= 1:
+        mp.mp.dps = 60
+        for f in (0.2, 0.5, 0.8):
+            x = f * law.support()[1] / beta ** 2
+            X, C = mp.mpf(x), mp.mpf(c)
+            roots = mp.polyroots([1, -X, (1 - C) * X, C * X * X], maxsteps=400,
+                                 extraprec=400, asc=True)
+            expected = float(-min(mp.im(r) for r in roots) / mp.pi) / beta ** 2
+            assert law.pdf(x * beta ** 2) == pytest.approx(expected, rel=1e-9)
+        mp.mp.dps = 15
+
+
+@pytest.mark.parametrize("beta,c", [(1e-4, 2.0), (1e-4, 100.0), (1e-6, 1.01), (0.01, 100.0),
+                                    (1.0, 4.0), (0.03, 100.0)])
+def test_support_decision_matches_the_careful_solver(beta, c):
+    """At the midpoints between critical values (where the support is decided), the
+    companion-matrix roots, Newton-polished when unclear, agree with the careful solver
+    (closed form, then the η-ladder): a root with Im h < 0 exactly where the law says
+    "inside"."""
+    from attnspec.laws import attention
+    law = AttentionLaw(beta, c)
+    candidates = law._critical_values()[0]
+    bounds = np.concatenate([[0.0], candidates])
+    mids = 0.5 * (bounds[:-1] + bounds[1:])
+    h = attention._physical_root_scaled(mids, law._ka, law._kb, law.c)
+    careful = -h.imag > 1e-8 * np.abs(h)
+    np.testing.assert_array_equal(law._has_complex_root(mids), careful)

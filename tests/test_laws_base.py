@@ -20,6 +20,8 @@ LAWS = {
     "AttentionLaw(1, 1)": lambda: AttentionLaw(1.0, 1.0),
     "AttentionLaw(0.25, 2)": lambda: AttentionLaw(0.25, 2.0),
     "AttentionLaw(2, 0.25)": lambda: AttentionLaw(2.0, 0.25),
+    "AttentionLaw(1e-6, 1.01)": lambda: AttentionLaw(1e-6, 1.01),      # graded, with a gap
+    "AttentionLaw(1e-20, 0.99)": lambda: AttentionLaw(1e-20, 0.99),    # small-beta, graded
     "MarchenkoPastur(1, 2)": lambda: MarchenkoPastur(1.0, 2.0),
     "MarchenkoPastur(0.5)": lambda: MarchenkoPastur(0.5),
     "MarchenkoPastur(3, 0.5)": lambda: MarchenkoPastur(3.0, 0.5),
@@ -122,3 +124,44 @@ def test_repr_is_parameter_only():
     assert repr(Semicircle(2)) == "Semicircle(var=2.0)"
     assert repr(law_named("MultiHeadLaw(none)")).startswith(
         "MultiHeadLaw(ell=50, d=100, heads=2, beta=1.0, tie='none'")
+
+
+class CubeOfUniform(attnspec.laws.base.SpectralLaw):
+    """Law of U³, U ~ Uniform(0, 1): F(x) = x^(1/3), ρ(x) = x^(-2/3)/3 on [0, 1], a power
+    law over every decade: cut at 1e-12 and 0.6 with a geometric ("log") middle piece."""
+
+    def _params(self):
+        return {}
+
+    def _support(self):
+        return 0.0, 1.0
+
+    def _pdf(self, x):
+        return x ** (-2 / 3) / 3
+
+    def _intervals(self):
+        return [(0.0, 1e-12, "hard23"), (1e-12, 0.6, "log"), (0.6, 1.0, "inner")]
+
+
+def test_log_pieces_against_the_closed_form():
+    """A "log" piece (x = o + (a − o)((b − o)/(a − o))^(θ/π)) integrates a power law over 12
+    decades with one short series: cdf = x^(1/3) to 1e-14, ppf inverts it, mass 1."""
+    law_ = CubeOfUniform()
+    law_._check_accuracy()
+    log_piece = next(p for p in law_._pieces if p.kind == "log")
+    assert log_piece.n == law_._cheb_points[0] and log_piece.error < 1e-14   # first try
+    x = np.concatenate([np.geomspace(1e-30, 1.0, 200), np.linspace(0.01, 0.99, 99)])
+    assert_allclose(law_.cdf(x), np.cbrt(x), rtol=0, atol=1e-14)
+    q = np.linspace(0.0, 1.0, 401)
+    assert_allclose(law_.ppf(q), q ** 3, rtol=1e-12, atol=1e-300)
+    assert law_.pdf(1e-12) == pytest.approx(1e-12 ** (-2 / 3) / 3, rel=1e-15)
+    assert law_.intervals() == ((0.0, 1.0),)
+
+
+def test_log_piece_needs_an_origin_below_it():
+    """A "log" piece whose left end is its support interval's left end is refused."""
+    class Bad(CubeOfUniform):
+        def _intervals(self):
+            return [(0.0, 0.6, "log"), (0.6, 1.0, "inner")]
+    with pytest.raises(ValueError, match="origin"):
+        Bad()._check_accuracy()

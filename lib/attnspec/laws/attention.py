@@ -14,10 +14,11 @@ from .._validation import check_beta, check_float
 from ..freeprob.ladder import continue_to_axis
 from ..freeprob.roots import polish, quartic_roots
 from ..freeprob.series import free_cumulant_moments
-from ..freeprob.transforms import nu_inf_free_cumulants, nu_inf_inverse_cauchy
+from ..freeprob.transforms import (nu_inf_free_cumulants, nu_inf_inverse_cauchy,
+                                   score_product_edges)
 from ..hermite import noise_variance, total_variance
-from .base import C_MAX, C_MIN, LawAccuracyError, SpectralLaw
-from .classical import ScoreProductLaw
+from .base import C_MAX, C_MIN, LawAccuracyError, SpectralLaw, graded_pieces
+from .classical import score_product_inner_scale, score_product_pdf
 
 __all__ = ["AttentionLaw", "free_cumulant_moments", "BETA_MIN_REPRESENTABLE"]
 
@@ -151,7 +152,11 @@ class AttentionLaw(SpectralLaw):
     segments, each in or out of the support (density at its midpoint). There is no atom:
     near 0 the density is ~ ρ_sym(0)/√t (a hard edge). For c > 1 and small β the support is
     two intervals, [0, t₁] from the noise (mass 1 − 1/c) and [t₂, t₃] from the scores;
-    ``intervals()`` lists them, ``support()`` is their hull.
+    ``intervals()`` lists them, ``support()`` is their hull. At small β and c ≈ 1 the
+    density keeps one power law over many decades above a change near 0 (the modulus of k at
+    the other critical points, or the gap): that piece is cut there and mapped
+    geometrically (a ``"log"`` piece of :mod:`attnspec.laws.base`), so that a few short
+    series cover it.
 
     **Forms.** ``"exact"``: the above. ``"marchenko-pastur"`` when c b² < 1e-17 (β ≳ 5): the
     R-transform is k(h) − 1/h = h + c b² h³/(1 − p h²), semicircle(1) plus a term of relative
@@ -240,9 +245,11 @@ class AttentionLaw(SpectralLaw):
         return np.maximum(-h.imag / np.pi, 0.0)
 
     def _critical_values(self):
-        """Edge candidates |k(h)| at the real critical points h > 0, and the near-cusps:
+        """Edge candidates |k(h)| at the real critical points h > 0; the near-cusps:
         Re k(h) at the complex critical points where |Im k| ≤ Re k/4 (the density is
-        analytic but varies on the scale |Im k| there; the CDF pieces are cut at them)."""
+        analytic but varies on the scale |Im k| there; the CDF pieces are cut at them); and
+        the scales |k(h)| of the other critical points (complex, or h imaginary), where the
+        density's power law changes near 0 (the first piece is graded there)."""
         a, b, p = self._ka, self._kb, self._kp
         cubic = np.array([a * p * p, b * p - p * p - 2 * a * p, 2 * p + a + b, -1.0])
         roots = np.roots(cubic)
@@ -251,19 +258,22 @@ class AttentionLaw(SpectralLaw):
         u = polish(list(cubic), u, 3)
         h = np.sqrt(u)
         h = h[np.abs(1 - p * h * h) > 1e-12]
+        others = roots[~real | (roots.real < 0)].astype(complex)
         with np.errstate(all="ignore"):
             values = np.abs(self._k(h))
-            near = self._k(np.sqrt(polish(list(cubic), roots[~real].astype(complex), 3)))
+            near = self._k(np.sqrt(polish(list(cubic), others, 3)))
         values = np.unique(values[np.isfinite(values) & (values > 0)])
-        near = np.abs(near.real[np.isfinite(near) & (np.abs(near.imag) <= 0.25 * np.abs(
-            near.real))])
-        return values, np.unique(near)
+        cusp = np.isfinite(near) & (np.abs(near.imag) <= 0.25 * near.real)
+        other = near[np.isfinite(near) & ~cusp & (near != 0)]
+        near = near[cusp]
+        return values, near[np.unique(near.real, return_index=True)[1]], other
 
     def _has_complex_root(self, xi):
         """True where the quartic at ξ has a non-real pair (ξ inside the support; in a gap
         or beyond the edge its four roots are real). Used at midpoints between critical
-        values, far from the edges: Ferrari decides when its roots are clearly real or
-        clearly not; the careful solver (with the η-ladder) decides the rest."""
+        values, far from the edges: the companion matrix's eigenvalues decide when they are
+        clearly real or clearly not, then the same Newton-polished; the careful solver (with
+        the η-ladder) decides the rest."""
         a, b, c = self._ka, self._kb, self.c
         p = c * b
         # roots of the monic quartic as eigenvalues of its companion matrices (one stacked
@@ -276,8 +286,21 @@ class AttentionLaw(SpectralLaw):
         # non-real part relative to the largest root (rounding is relative to it)
         spread = np.max(np.abs(u.imag), axis=-1) / np.max(np.abs(u), axis=-1)
         inside = spread > 1e-3
-        unclear = (spread > 1e-13) & ~inside           # decided by the careful solver
+        unclear = (spread > 1e-13) & ~inside
         if unclear.any():
+            # Newton-polish the unclear roots on the quartic itself: a real root's rounding
+            # (relative to the largest root) dies out, a non-real root keeps its angle;
+            # decided when the angle of each root to its own modulus is clear
+            x = xi[unclear][:, None]
+            coeffs = [np.ones_like(x), -x, np.full_like(x, a + b * (1 - c)), x * p,
+                      np.full_like(x, -a * p)]
+            with np.errstate(all="ignore"):
+                roots = polish(coeffs, u[unclear], 6)
+                angle = np.max(np.abs(roots.imag) / np.abs(roots), axis=-1)
+            decided = (angle > 1e-4) | (angle < 1e-12)
+            inside[np.flatnonzero(unclear)[decided]] = angle[decided] > 1e-4
+            unclear[np.flatnonzero(unclear)[decided]] = False
+        if unclear.any():                              # decided by the careful solver
             h = _physical_root_scaled(xi[unclear], a, b, c)
             inside[unclear] = -h.imag > 1e-8 * np.abs(h)
         return inside
@@ -289,19 +312,23 @@ class AttentionLaw(SpectralLaw):
             return [(0.0, 4.0 * s, "hard")]
         if self.form == "small-beta":
             beta2 = self.beta * self.beta
-            score = ScoreProductLaw(self.c)
-            self._score_law = score
+            lower, upper = score_product_edges(self.c)        # of M (ScoreProductLaw)
             if self.c <= 1:
-                return [(0.0, beta2 * score._b, score._left_edge)]
+                kind = "hard" if self.c < 1 else "hard23"
+                # M's feature x(z₋) lies on the negative axis
+                return graded_pieces([(0.0, beta2 * upper, kind)],
+                                     -beta2 * score_product_inner_scale(self.c))
             w = 1.0 - 1.0 / self.c
             self._noise_scale = self.noise_variance * w
             top = 4.0 * self._noise_scale
-            if not top < 1e-3 * beta2 * score._a:
+            if not top < 1e-3 * beta2 * lower:
                 raise LawAccuracyError(
                     f"c={self.c!r}: at beta={self.beta!r} the two pieces of the small-beta "
                     "form overlap (c too close to 1 for this beta)")
-            return [(0.0, top, "hard"), (beta2 * score._a, beta2 * score._b, "soft")]
-        candidates, near_cusps = self._critical_values()
+            lo, hi = beta2 * lower, beta2 * upper
+            points = 2 * self._cheb_points[0] if lo - top < 0.01 * (hi - lo) else None
+            return graded_pieces([(0.0, top, "hard"), (lo, hi, "soft", points)], np.array([]))
+        candidates, near_cusps, features = self._critical_values()
         if candidates.size == 0:
             raise LawAccuracyError(f"beta={self.beta!r}: no edge found for {self!r}")
         bounds = np.concatenate([[0.0], candidates])
@@ -320,7 +347,9 @@ class AttentionLaw(SpectralLaw):
                 f"beta={self.beta!r}, c={self.c!r}: the support structure of {self!r} is "
                 f"not resolved (critical values {candidates})")
         t = s * np.array(edges) ** 2
-        cuts = s * near_cusps ** 2
+        self._edges_t = t
+        cuts = s * near_cusps.real ** 2
+        features = s * features ** 2
         # the first piece is mapped as for an x^(-2/3) edge (x = t₁ sin⁶(θ/2)): the
         # integrand is then analytic both for ~t^(-1/2) and, at small β and c ≈ 1, for the
         # ~t^(-2/3) of β²·M that the noise turns into t^(-1/2) only very close to 0
@@ -331,7 +360,35 @@ class AttentionLaw(SpectralLaw):
             points = [lo, *inner, hi]
             kinds = ["hard-sin6" if i == 0 else "soft"] + ["inner"] * inner.size
             pieces += list(zip(points[:-1], points[1:], kinds))
-        return pieces
+        widths = {float(t): abs(float(w)) for t, w in zip(cuts, (s * near_cusps ** 2).imag)}
+        return graded_pieces([piece + (self._first_points(piece, features, near_cusps),)
+                              for piece in pieces], features, 2 * self._cheb_points[0],
+                             widths)
+
+    def _first_points(self, piece, features, cusps):
+        """Chebyshev points of the first try on a piece (``_cheb_points[0]`` or twice that):
+        twice when a feature of the density sits close to the piece, where the series
+        would need a second round anyway (thresholds measured over the benchmark grid): a
+        complex critical value (not a near-cusp) of real part > 0 within 0.2 of the first
+        piece's length from 0, or a near-cusp k at the first piece's right end whose width
+        (the modulus of Im s k²) is below 5 % of its length, or at an inner piece's left end
+        below 2 %; a later interval whose gap to the previous one is below 1 % of its
+        length."""
+        lo, hi, kind = piece
+        n = self._cheb_points[0]
+        at = self.s * cusps.real ** 2                    # the cuts at the near-cusps
+        width = np.abs(self.s * (cusps ** 2).imag)
+        if kind == "hard-sin6":
+            close = (features.real > 0) & (features.imag != 0) & (
+                np.abs(features) < 0.2 * (hi - lo))
+            narrow = (at == hi) & (width < 0.05 * (hi - lo))
+            return 2 * n if close.any() or narrow.any() else n
+        if kind == "soft":
+            gap = lo - max((t for t in np.unique(self._edges_t) if t < lo), default=0.0)
+            return 2 * n if gap < 0.01 * (hi - lo) else n
+        if kind == "inner":
+            return 2 * n if np.any((at == lo) & (width < 0.02 * (hi - lo))) else n
+        return n
 
     def _intervals(self):
         return list(self._pieces_list)
@@ -354,7 +411,7 @@ class AttentionLaw(SpectralLaw):
                 r = t[~far] / v
                 out[~far] = ((1.0 - 1.0 / self.c) * np.sqrt(np.maximum(4.0 - r, 0.0))
                              / (2 * np.pi * np.sqrt(r)) / v)
-            out[far] = self._score_law._pdf(t[far] / beta2) / beta2
+            out[far] = score_product_pdf(t[far] / beta2, self.c) / beta2
             return out
         return self._symmetric_density(xi) / xi / s
 

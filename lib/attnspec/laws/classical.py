@@ -15,9 +15,10 @@ from .._validation import (as_float_array, check_float, check_int, check_rng, ch
                            scalar_or_array)
 from ..freeprob.roots import cubic_roots, polish
 from ..freeprob.transforms import mp_edges, mp_moment, score_product_edges
-from .base import C_MAX, C_MIN, SpectralLaw
+from .base import C_MAX, C_MIN, SpectralLaw, graded_pieces
 
-__all__ = ["MarchenkoPastur", "ScoreProductLaw", "Semicircle"]
+__all__ = ["MarchenkoPastur", "ScoreProductLaw", "Semicircle", "score_product_pdf",
+           "score_product_inner_scale"]
 
 
 class MarchenkoPastur(SpectralLaw):
@@ -131,21 +132,15 @@ class ScoreProductLaw(SpectralLaw):
     def _support(self):
         return score_product_edges(self.c)
 
+    def _intervals(self):
+        # near c = 1 the density keeps ~x^(-2/3) over decades above |x(z₋)| (c < 1) or the
+        # left edge (c > 1): graded there (see ``graded_pieces``)
+        lo, hi = self._support()
+        features = -score_product_inner_scale(self.c) if self.c <= 1 else np.array([-lo])
+        return graded_pieces([(lo, hi, self._left_edge)], features)
+
     def _pdf(self, x):
-        # With G = 1/(v√x) the cubic becomes v³ − √x v² + (1 − c) v + c√x = 0: monic with
-        # O(1) coefficients for every x (in G they span x² to 1 and Cardano loses all digits
-        # as x → 0); the physical root is the one of most negative Im G (= largest Im v).
-        r = np.sqrt(x)
-        one = np.ones_like(r)
-        coeffs = (one, -r, (1 - self.c) * one, self.c * r)
-        roots = cubic_roots(*coeffs)
-        # the non-real pair is physical; choose by angle (Im v/|v|), not by Im G, which the
-        # rounding of a tiny real root would blow up
-        with np.errstate(divide="ignore", invalid="ignore"):
-            pick = np.argmax(np.where(roots != 0, roots.imag / np.abs(roots), 0.0), axis=-1)
-        v = np.take_along_axis(roots, pick[..., None], axis=-1)[..., 0]
-        v = polish([np.asarray(a, dtype=complex) for a in coeffs], v, 3)
-        return np.maximum(-(1.0 / v).imag / (np.pi * r), 0.0)
+        return score_product_pdf(x, self.c)
 
     def _moment(self, k):
         return sum(math.comb(2 * k, k - 1 - j) * math.comb(k, j) * self.c ** j
@@ -153,6 +148,40 @@ class ScoreProductLaw(SpectralLaw):
 
     def _reference_moments(self):
         return 1.0, [self._moment(1), self._moment(2)]
+
+
+def score_product_pdf(x, c):
+    """Density of :class:`ScoreProductLaw` (c) at points x strictly inside its support
+    (vectorised, without building the law's CDF series): ρ(x) = −Im G(x + i0)/π, G the root
+    of the cubic c x² G³ + (1 − c) x G² − x G + 1 = 0 of most negative Im G."""
+    # With G = 1/(v√x) the cubic becomes v³ − √x v² + (1 − c) v + c√x = 0: monic with
+    # O(1) coefficients for every x (in G they span x² to 1 and Cardano loses all digits
+    # as x → 0); the physical root is the one of most negative Im G (= largest Im v).
+    r = np.sqrt(x)
+    one = np.ones_like(r)
+    coeffs = (one, -r, (1 - c) * one, c * r)
+    roots = cubic_roots(*coeffs)
+    # the non-real pair is physical; choose by angle (Im v/|v|), not by Im G, which the
+    # rounding of a tiny real root would blow up
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pick = np.argmax(np.where(roots != 0, roots.imag / np.abs(roots), 0.0), axis=-1)
+    v = np.take_along_axis(roots, pick[..., None], axis=-1)[..., 0]
+    v = polish([np.asarray(a, dtype=complex) for a in coeffs], v, 3)
+    return np.maximum(-(1.0 / v).imag / (np.pi * r), 0.0)
+
+
+def score_product_inner_scale(c):
+    """The modulus of x(z₋) for ScoreProductLaw(c), c ≤ 1: its critical value on the
+    negative axis, x(z) = (1 + z)²(1 + cz)/z at z₋ = −(1 + √(1 + 8c))/(4c), where its
+    density turns from ~x^{-2/3} (above) to ~x^{-1/2} (below); none at c = 1. Written
+    without cancellation: 1 + z₋ = 4(c − 1)/(4c − 1 + r), 1 + cz₋ = 2(1 − c)/(3 + r),
+    r = √(1 + 8c)."""
+    if c == 1:
+        return np.array([])
+    r = math.sqrt(1 + 8 * c)
+    z = -(1 + r) / (4 * c)
+    one_z, one_cz = 4 * (c - 1) / (4 * c - 1 + r), 2 * (1 - c) / (3 + r)
+    return np.array([abs(one_z * one_z * one_cz / z)])
 
 
 class Semicircle:
