@@ -16,11 +16,14 @@ Internal module: the public surface is :mod:`attnspec.laws.multihead`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from math import comb
 
 import numpy as np
 
 from ..hermite import noise_variance, total_variance
-from .series import free_cumulant_moments
+from .ladder import continue_to_axis
+from .series import free_cumulant_moments, free_cumulants, series_product, series_reverse
+from .transforms import mp_edges, mp_moment, nu_inf_free_cumulants, nu_inf_inverse_cauchy
 
 __all__ = ["Chain", "Jet", "Point"]
 
@@ -80,14 +83,14 @@ def mp_cauchy(r, y):
     ``G(r) = [r + y - 1 - sqrt(r - e_-) sqrt(r - e_+)] / (2 y r)``, ``e_± = (1 ± sqrt y)²``; the
     product of two principal roots is the branch analytic off ``[e_-, e_+]`` with ``G ~ 1/r``.
     """
-    em, ep = (1 - np.sqrt(y)) ** 2, (1 + np.sqrt(y)) ** 2
+    em, ep = mp_edges(y)
     root = jsqrt(r - em) * jsqrt(r - ep)
     return (r + (y - 1) - root) / (2 * y * r)
 
 
 def _mp_cauchy_explicit(r, y):
     """:func:`mp_cauchy` and its derivative dG/dr on complex arrays."""
-    em, ep = (1 - np.sqrt(y)) ** 2, (1 + np.sqrt(y)) ** 2
+    em, ep = mp_edges(y)
     s1, s2 = np.sqrt(r - em), np.sqrt(r - ep)
     root = s1 * s2
     G = (r + (y - 1) - root) / (2 * y * r)
@@ -138,8 +141,7 @@ class Chain:
     def _head_untied(self, g):
         """Attention core ν∞(β, c) then the value map ⊠ MP(a), parametrised by the symmetrised
         Cauchy variable g of ν∞:  K(g) = 1/g + α²g + β²g/(1 - cβ²g²)."""
-        b2 = self.b2
-        K = 1 / g + self.alpha2 * g + b2 * g / (1 - self.c * b2 * g * g)
+        K = nu_inf_inverse_cauchy(g, self.alpha2, self.b2, self.c)
         tau = 1 - self.a + self.a * g * K   # = 1 - a + a w3 G_nu(w3)
         return K * K * tau, (g / K) / tau
 
@@ -189,11 +191,8 @@ class Chain:
                      up + [w1, w2], down + [Gh, GY])
 
     def _untied_explicit(self, g):
-        A, B, C, a = self.alpha2, self.b2, self.c * self.b2, self.a
-        g2 = g * g
-        den = 1 - C * g2
-        K = 1 / g + A * g + B * g / den
-        dK = -1 / g2 + A + B * (1 + C * g2) / (den * den)
+        a = self.a
+        K, dK = nu_inf_inverse_cauchy(g, self.alpha2, self.b2, self.c, derivative=True)
         u = g / K
         du = (1 - u * dK) / K
         th = 1 - a + a * g * K
@@ -357,87 +356,54 @@ class Chain:
             redo[redo] = ~self.is_physical(p[redo])
         return G, p
 
+    def _newton_step(self, p, z):
+        """Newton correction (z(p) − z)/z′(p) and the branch slope dp/dz = 1/z′(p)."""
+        pt = self.evaluate(p)
+        return (pt.z - z) / pt.dz, 1 / pt.dz
+
     def _ladder(self, x, scale, eta, top, ratio, iters, bottom=1e-9, final=2):
         """Newton on z(p) = x + iη', continued down a geometric ladder η' = top·scale … η_min
-        with a first-order predictor p += iΔη'/z'(p), then ``final`` Newton steps at η.  For
-        η = 0 the ladder stops at η_min = min(bottom·scale, 1e-3·|x|), so that points near 0
-        are resolved.  Returns G_Y at η, p, and G_Y at the last ladder level."""
-        low = np.minimum(bottom * scale, 1e-3 * np.abs(x) + 1e-300) if eta == 0 else eta
+        (:func:`~attnspec.freeprob.ladder.continue_to_axis` with the first-order predictor
+        p += iΔη'/z′(p) and ``iters`` Newton steps per level), then ``final`` Newton steps
+        at η.  For η = 0 the ladder stops at η_min = min(bottom·scale, 1e-3·|x|), so that
+        points near 0 are resolved; η' falls by at most ``ratio`` per level.  Returns G_Y
+        at η, p, and G_Y at the last ladder level."""
+        x = np.asarray(x, dtype=float)
+        low = (np.minimum(bottom * scale, 1e-3 * np.abs(x) + 1e-300) if eta == 0
+               else np.full(x.shape, float(eta)))
         span = scale * top / np.min(low) if np.size(x) else 1.0
         levels = max(int(np.ceil(np.log(span) / np.log(ratio))) + 1, 2)
-        etas = scale * top * (low / (scale * top)) ** np.linspace(0, 1, levels)[:, None]
-        etas = etas * np.ones_like(x)
         with np.errstate(all="ignore"):
-            p = self.initial(x + 1j * etas[0])
-            p, dz, _ = self.newton(x + 1j * etas[0], p, 2)
-            for prev, now in zip(etas[:-1], etas[1:]):
-                p = p + 1j * (now - prev) / dz
-                p, dz, G_low = self.newton(x + 1j * now, p, iters)
-            p = self.polish(x + 1j * eta, p + 1j * (eta - etas[-1]) / dz, final)
-            return self.evaluate(p).G, p, G_low
+            p = continue_to_axis(x, self._newton_step, self.initial, scale, top=top,
+                                 bottom=low / scale, levels=levels, newton_steps=iters,
+                                 tol=0.0, tangent=True)
+            pt = self.evaluate(p)
+            p = self.polish(x + 1j * eta, p + 1j * (eta - low) / pt.dz, final)
+            return self.evaluate(p).G, p, pt.G
 
 
 # ---- moments by exact power-series arithmetic (S- and R-transforms) ----------------------------
-def _mul(a, b, n):
-    return np.convolve(a, b)[: n + 1]
-
-
-def _compose(f, g, n):
-    """Coefficients of f(g(t)) up to t^n (g[0] = 0)."""
-    out = np.zeros(n + 1)
-    for coef in f[: n + 1][::-1]:
-        out = _mul(out, g, n)
-        out[0] += coef
-    return out
-
-
-def _reverse(f, n):
-    """Compositional inverse of f (f[0] = 0, f[1] ≠ 0) up to t^n."""
-    g = np.zeros(n + 1)
-    g[1] = 1.0 / f[1]
-    for k in range(2, n + 1):
-        g[k] -= _compose(f, g, k)[k] / f[1]
-    return g
-
-
-def moments_from_cumulants(kappa, n):
-    """Moments m_1..m_n from free cumulants κ_1..κ_n (array form of series.free_cumulant_moments)."""
-    return np.array(free_cumulant_moments(lambda j: kappa[j - 1], n)[1:])
-
-
-def cumulants_from_moments(m, n):
-    """Free cumulants from moments: C(u) = ψ(t(u)) with u = t M(t)."""
-    psi = np.concatenate([[0.0], m[:n]])
-    tM = np.concatenate([[0.0, 1.0], m[: n - 1]])
-    return _compose(psi, _reverse(tM, n), n)[1:]
-
-
 def times_mp(m, ratio, n):
     """Moments of μ ⊠ MP(ratio) (MP of mean 1): S-transform times 1/(1 + ratio·w)."""
-    chi = _reverse(np.concatenate([[0.0], m[:n]]), n)
+    chi = series_reverse(np.concatenate([[0.0], m[:n]]), n)
     geometric = (-ratio) ** np.arange(n + 1)                       # 1/(1 + ratio w)
-    return _reverse(_mul(chi, geometric, n), n)[1:]
+    return series_reverse(series_product(chi, geometric, n), n)[1:]
 
 
 def chain_moments(chain, n):
     """Moments m_1..m_n of the output law of ``chain`` (exact series arithmetic), in units of
     ``chain.unit`` (m_k/unit^k)."""
-    b2, c, s, a2 = chain.b2, chain.c, chain.s, chain.alpha2
+    b2, c, a2 = chain.b2, chain.c, chain.alpha2
     if chain.kind == "untied":
-        # ν∞: symmetrised free cumulants κ₂ = s, κ_2j = c^{j-1} β^{2j}; m_k(ν) = M_2k(sym)
-        kappa = np.zeros(2 * n)
-        kappa[1] = s
-        for j in range(2, n + 1):
-            kappa[2 * j - 1] = c ** (j - 1) * b2 ** j
-        head = times_mp(moments_from_cumulants(kappa, 2 * n)[1::2], chain.a, n)
+        # ν∞: symmetrised free cumulants; m_k(ν) = M_2k(sym)
+        kappa = nu_inf_free_cumulants(2 * n, chain.beta, c, unit=chain.unit)
+        head = times_mp(np.array(free_cumulant_moments(kappa, 2 * n)[2::2]), chain.a, n)
     else:
         y = 1.0 / c
-        mp = moments_from_cumulants(y ** np.arange(2 * n), 2 * n)     # MP(y): κ_k = y^{k-1}
-        mp = np.concatenate([[1.0], mp])
-        from math import comb
+        mp = [mp_moment(k, y) for k in range(2 * n + 1)]          # MP(y), m_0..m_2n
         sigma = np.array([sum(comb(k, j) * (b2 / y) ** j * a2 ** (k - j) * mp[k + j]
                               for j in range(k + 1)) for k in range(1, n + 1)])
         head = y * times_mp(sigma / y ** np.arange(1, n + 1), y, n)
     H = chain.heads
-    kappa_T = cumulants_from_moments(head, n) / float(H) ** np.arange(n)
-    return times_mp(moments_from_cumulants(kappa_T, n), chain.gamma, n)
+    kappa_T = free_cumulants(head, n) / float(H) ** np.arange(n)
+    return times_mp(np.array(free_cumulant_moments(kappa_T, n)[1:]), chain.gamma, n)

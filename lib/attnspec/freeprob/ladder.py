@@ -5,9 +5,12 @@ Cauchy transform ``g = G(z)`` at ``z = x + iη`` for a decreasing geometric ladd
 (from ``top·scale`` to ``bottom·scale``), by Newton's method at each level started from the
 solution of the level above. Continuation in η at fixed x (never along the real axis) keeps
 the physical sheet; a Newton step that would leave the lower half plane (``Im g ≤ 0`` is the
-physical sheet for ``Im z > 0``) is halved until it does not. Used by
-:class:`attnspec.AttentionLaw` (points the closed-form roots cannot resolve) and by the
-subordination densities of chapter 2.
+physical sheet for ``Im z > 0``) is halved until it does not. Optionally each level starts
+from the first-order predictor along the solution branch g(z). Used by
+:class:`attnspec.AttentionLaw` (points the closed-form roots cannot resolve), by the
+subordination densities of chapter 2 and by the multi-head chains
+(:mod:`attnspec.freeprob.chains`, where the unknown is the chain's parameter p, also in the
+lower half plane).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ LADDER_LEVELS, NEWTON_STEPS = 30, 40
 
 
 def continue_to_axis(x, step, start, scale, *, top=4.0, bottom=1e-10, levels=LADDER_LEVELS,
-                     newton_steps=NEWTON_STEPS, tol=1e-13):
+                     newton_steps=NEWTON_STEPS, tol=1e-13, tangent=False):
     r"""G(x + iη) at the bottom of a geometric ladder of η, for real points x.
 
     Parameters
@@ -30,7 +33,8 @@ def continue_to_axis(x, step, start, scale, *, top=4.0, bottom=1e-10, levels=LAD
         Real points, 1-D (float or complex dtype with zero imaginary part).
     step : callable
         ``step(g, z)``: the Newton correction ``F/∂F`` for the equation at ``z``
-        (vectorised over matching 1-D arrays).
+        (vectorised over matching 1-D arrays); with ``tangent=True`` the pair
+        ``(F/∂F, dg/dz)``, dg/dz = −∂_zF/∂_gF the slope of the solution branch.
     start : callable
         ``start(z)``: the starting value at the top of the ladder (typically ``1/z``).
     scale : float
@@ -41,7 +45,13 @@ def continue_to_axis(x, step, start, scale, *, top=4.0, bottom=1e-10, levels=LAD
     levels, newton_steps : int
         Number of ladder levels, and Newton iterations at most per level.
     tol : float
-        A point stops iterating at a level once its step is below ``tol·|g|``.
+        A point stops iterating at a level once its step is below ``tol·|g|`` (``tol = 0``:
+        always ``newton_steps`` steps).
+    tangent : bool, default False
+        Start each level below the top from the predictor ``g + (dg/dz)·(z_new − z_old)``
+        (dg/dz from the point's last Newton step at the level above; kept where it would
+        leave the lower half plane), so that one Newton step per level suffices on coarse
+        ladders.
 
     Returns
     -------
@@ -60,12 +70,20 @@ def continue_to_axis(x, step, start, scale, *, top=4.0, bottom=1e-10, levels=LAD
     x = np.asarray(x)
     etas = scale * np.geomspace(top, bottom, levels)      # (levels,) or (levels, x.size)
     g = start(x + 1j * etas[0])
+    slope = np.zeros(x.shape, complex) if tangent else None
+    previous = None
     for eta in etas:
         z = x + 1j * eta
+        if tangent and previous is not None:
+            predicted = g + slope * (z - previous)
+            g = np.where(np.isfinite(predicted) & (predicted.imag <= 0), predicted, g)
+        previous = z
         active = np.arange(x.size)
         for _ in range(newton_steps):
             ga = g[active]
             delta = step(ga, z[active])
+            if tangent:
+                delta, slope[active] = delta
             delta = np.where(np.isfinite(delta), delta, 0.0)
             trial = ga - delta
             for _ in range(30):

@@ -25,24 +25,23 @@ from .._validation import check_bool, check_int
 from ..freeprob.chains import Chain, chain_moments
 from ..hermite import total_variance
 from ..sampling.multihead import check_arguments
-from .base import SpectralLaw, as_float_array
+from .base import KIND_POWER, LawAccuracyError, SpectralLaw, as_float_array
 
 __all__ = ["multihead_moments", "MultiHeadLaw", "UnresolvedLawError"]
 
 
-class UnresolvedLawError(ValueError):
+class UnresolvedLawError(LawAccuracyError):
     """The solver cannot resolve this configuration's density to its stated accuracy.
 
     Raised instead of returning a wrong curve (near-degenerate edges, e.g. ℓ = d − 1, or very
     small β); the message names the configuration (ell, d, heads, beta, ...).  The moments stay
-    exact through :func:`multihead_moments`.
+    exact through :func:`multihead_moments`.  A :class:`~attnspec.laws.base.LawAccuracyError`
+    (hence a ``ValueError``), raised when the law is built.
     """
+
 
 #: Smallest β with s = e^{β²} − 1 a normal float64 (β² ≥ 1e-300): below, s underflows to 0.
 BETA_MIN = 1e-150
-
-#: How the density behaves at a left end (m of x = a + (b − a) sin^{2m}(θ/2) in the CDF map).
-_KIND_POWER = {"soft": 1, "hard": 1, "hard34": 2, "hard23": 3}
 
 
 def _chain(ell, d, heads, beta, tie, d_head, d_value, groups, unit=1.0):
@@ -169,6 +168,8 @@ def multihead_moments(ell, d, heads, beta, tie="none", d_head=None, d_value=None
     return [_unscaled(m, k, chain.unit, params) for k, m in enumerate(moments, start=1)]
 
 
+_ADVICE = ("; use multihead_moments or a Monte Carlo sample of the Gaussian-equivalent model "
+           "instead")
 _EXPONENT_KIND = {0.5: "hard", 2 / 3: "hard23", 0.75: "hard34"}
 _KIND_EXPONENT = {kind: e for e, kind in _EXPONENT_KIND.items()}
 _TAIL_START = 1e-12   # below this fraction of the right edge a hard edge uses its series
@@ -246,8 +247,9 @@ class MultiHeadLaw(SpectralLaw):
     solver.  The atom at 0 is ``max(0, 1 − min(rank, d)/ℓ)``.  Across-head ties return the
     untied law (``output_keys``: confirmed by Monte Carlo only, see chapter A1).
 
-    Accuracy (checked at every build, else UnresolvedLawError): total mass 1 − atom and the
-    first two moments (closed forms (a)–(c) of MATH.md §6) to 1e-9 relative.  Measured: the
+    Accuracy (checked at every build by the base class, else UnresolvedLawError): total mass
+    1 − atom and the CDF series' tail estimate to 1e-10 (``MASS_TOL``), the first two moments
+    (closed forms (a)–(c) of MATH.md §6) to 1e-9 relative (``MOMENT_TOL``).  Measured: the
     density agrees with a long, fine η-ladder to ~1e-14 of its maximum and, at x + iη, with a
     second method (polynomial method, untied; forward Silverstein–Bai fixed point, kv) to
     ~1e-13; the mass is 1 to ~1e-14 (to ~1e-11 at x^{-3/4} edges); density moments match the
@@ -264,7 +266,7 @@ class MultiHeadLaw(SpectralLaw):
         For invalid parameters (named in the message), before any computation; β outside
         [BETA_MIN, BETA_MAX] included.
     UnresolvedLawError
-        (a ``ValueError``) if the build check fails or an edge is not resolved; the message
+        (a ``LawAccuracyError``, hence a ``ValueError``) if the build check fails or an edge is not resolved; the message
         names the configuration.  Moments stay available through :func:`multihead_moments`.
 
     Examples
@@ -274,6 +276,10 @@ class MultiHeadLaw(SpectralLaw):
     >>> round(law.mean(), 4), round(float(law.cdf(law.ppf(0.3))), 6)
     (1.7183, 0.3)
     """
+
+    #: a CDF piece that needs more than 2048 points (a hard x^{-3/4} edge that turns into
+    #: x^{-1/2} above it, small ℓ) is cut in three, graded towards its ends
+    _max_pieces = 3
 
     def __init__(self, ell, d, heads, beta, tie="none", d_head=None, d_value=None, groups=None):
         self._chain, self._atom, self._par = _chain(ell, d, heads, beta, tie, d_head, d_value,
@@ -290,19 +296,16 @@ class MultiHeadLaw(SpectralLaw):
         self._check_accuracy()
 
     def _check_accuracy(self):
-        """Refuse (UnresolvedLawError) unless the density has mass 1 − atom and the first two
-        moments of MATH.md §6 (closed forms (a)–(c)), all to 1e-9 relative (builds the CDF
-        series)."""
-        unit = self._unit
-        moments = [sum(p.integrate(lambda x: (x / unit) ** k) for p in self._pieces)
-                   for k in (1, 2)]
-        exact = _closed_form(self._chain)
-        errors = [abs(self._mass_error)] + [abs(m / e - 1) for m, e in zip(moments, exact)]
-        if not max(errors) <= 1e-9:
-            raise UnresolvedLawError(
-                f"{self!r}: the computed density misses its accuracy (mass off by "
-                f"{errors[0]:.1e}, m1 and m2 off by {errors[1]:.1e}, {errors[2]:.1e} "
-                f"relative): {self._out_of_reach()}")
+        """The base check (:meth:`SpectralLaw._check_accuracy`: mass 1 − atom, CDF series
+        tail, and the first two moments of MATH.md §6, closed forms (a)–(c), to 1e-9
+        relative), raising UnresolvedLawError naming the configuration."""
+        try:
+            super()._check_accuracy(culprit=self._culprit())
+        except LawAccuracyError as error:
+            raise UnresolvedLawError(f"{error}{_ADVICE}") from error
+
+    def _reference_moments(self):
+        return self._unit, _closed_form(self._chain)
 
     # ---- hooks of SpectralLaw ---------------------------------------------------------------
     def _params(self):
@@ -380,7 +383,7 @@ class MultiHeadLaw(SpectralLaw):
             return np.log(x)
         c = np.zeros(np.shape(x))
         for a, b, kind in self._true_intervals:
-            m = _KIND_POWER[kind]
+            m = KIND_POWER[kind]
             r = (np.clip(x, a, b) - a) / (b - a)
             c += 2 * np.arctan2(r ** (0.5 / m), np.sqrt(np.maximum(1 - r ** (1 / m), 0)))
             c += np.pi * (x > b)
@@ -546,17 +549,19 @@ class MultiHeadLaw(SpectralLaw):
                                      f"{self._out_of_reach()}")
         return _EXPONENT_KIND[best]
 
-    def _out_of_reach(self):
-        """Which parameter puts this configuration out of the solver's reach (for messages)."""
+    def _culprit(self):
+        """The parameter that puts this configuration out of the solver's reach."""
         par = self._par
-        advice = ("; use multihead_moments or a Monte Carlo sample of the Gaussian-equivalent "
-                  "model instead")
         if par["beta"] < 0.05:
-            return (f"beta={par['beta']!r} is too small (the noise part of the support, of "
-                    "relative size ~beta^2/2, is not resolved next to the scores' part)" + advice)
+            return (f"beta={par['beta']!r} (too small: the noise part of the support, of "
+                    "relative size ~beta^2/2, is not resolved next to the scores' part)")
         return (f"the shape ell={par['ell']}, d={par['d']}, heads={par['heads']}, "
-                f"d_head={par['d_head']}, d_value={par['d_value']} is near-degenerate (a soft "
-                "edge within ~1e-3 of a hard one, e.g. ell = d - 1)" + advice)
+                f"d_head={par['d_head']}, d_value={par['d_value']} (near-degenerate: a soft "
+                "edge within ~1e-3 of a hard one, e.g. ell = d - 1)")
+
+    def _out_of_reach(self):
+        """Why the solver cannot resolve this configuration (for messages)."""
+        return f"{self._culprit()} is out of the solver's reach{_ADVICE}"
 
     def _bisect_edge(self, outside, inside, b):
         """Edge between a point outside and one inside the support, by bisection on ρ > 0."""
