@@ -180,6 +180,29 @@ def _tail_points():
     return _TAIL_START * 10.0 ** np.array([0.0, 2 / 3, 4 / 3, 2.0])
 
 
+def _interpolate(c, nodes, values, group):
+    """Complex ``values`` at the sorted ``nodes`` interpolated at ``c``: cubic (Lagrange on
+    the four nearest nodes) where they are distinct, belong to one ``group`` and bracket c;
+    linear (``numpy.interp``) elsewhere."""
+    linear = np.interp(c, nodes, values.real) + 1j * np.interp(c, nodes, values.imag)
+    n = nodes.size
+    if n < 4:
+        return linear
+    stencil = np.clip(np.searchsorted(nodes, c), 2, n - 2)[:, None] + np.arange(-2, 2)
+    at, dist = nodes[stencil], c[:, None] - nodes[stencil]
+    cubic = 0.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for j in range(4):
+            weight = 1.0
+            for k in range(4):
+                if k != j:
+                    weight = weight * dist[:, k] / (at[:, j] - at[:, k])
+            cubic = cubic + weight * values[stencil[:, j]]
+    usable = (np.isfinite(cubic) & (c >= nodes[0]) & (c <= nodes[-1])
+              & np.all(group[stencil] == group[stencil[:, :1]], axis=1))
+    return np.where(usable, cubic, linear)
+
+
 def _merge_cuts(pieces):
     """Undo :func:`_split_near_zero`: the support intervals from the CDF pieces."""
     out = []
@@ -277,9 +300,10 @@ class MultiHeadLaw(SpectralLaw):
     (1.7183, 0.3)
     """
 
-    #: a CDF piece that needs more than 2048 points (a hard x^{-3/4} edge that turns into
-    #: x^{-1/2} above it, small ℓ) is cut in three, graded towards its ends
-    _max_pieces = 3
+    #: the CDF series starts at 256 Chebyshev points (most laws need 128–1024: one round of
+    #: solves instead of up to five); a piece that needs more than 2048 (a hard x^{-3/4} edge
+    #: that turns into x^{-1/2} above it, small ℓ) is cut in three, graded towards its ends
+    _cheb_points, _max_pieces = (256, 2048), 3
 
     def __init__(self, ell, d, heads, beta, tie="none", d_head=None, d_value=None, groups=None):
         self._chain, self._atom, self._par = _chain(ell, d, heads, beta, tie, d_head, d_value,
@@ -357,13 +381,28 @@ class MultiHeadLaw(SpectralLaw):
         known_x = self._known[0]
         low = (x > 0) & (x < known_x[0]) if known_x.size else np.zeros(x.shape, bool)
         todo = ~low & np.isfinite(x)                  # NaN and ±inf give NaN
+        leap = low.any()      # first try every point below at once (extrapolated guesses)
         while True:
             if todo.any():
                 G[todo], p[todo] = self._chain.cauchy_on_axis(
                     x[todo], self._scale, guess=self._guess(x[todo]),
                     fallback=fallback or not self._known[0].size
-                    or x[todo].min() >= self._known[0][0])
+                    or x[todo].min() >= self._known[0][0], root=self._root(x[todo]))
                 self._remember(x[todo], p[todo])
+            if leap and self._known[0].size:
+                # towards a hard edge at 0 (density > 0 at the lowest known point) Newton on
+                # √z, faster at z ≈ C(p − p₀)^k (Chain.solve_from); below a soft edge plain
+                # Newton
+                leap = False
+                with np.errstate(all="ignore"):
+                    lowest = self._chain.evaluate(np.exp(self._known[1][:1])).G
+                inside = bool(-lowest.imag > 1e-12 * np.abs(lowest))
+                G[low], p[low] = self._chain.cauchy_on_axis(
+                    x[low], self._scale, guess=self._guess(x[low]), fallback=False,
+                    root=2 if inside else 1)
+                self._remember(x[low], p[low])
+                low &= ~np.isfinite(G)
+                todo = np.zeros(x.shape, bool)
             if not low.any():
                 return G, p
             floor = 0.1 * self._known[0][0]           # the next decade down
@@ -374,6 +413,16 @@ class MultiHeadLaw(SpectralLaw):
                     continue
                 todo = low                            # the stone failed: solve the rest as is
             low &= ~todo
+
+    def _root(self, x):
+        """Which root of z Newton's method solves for (Chain.solve_from) when the density has
+        a hard edge at 0, ρ ~ x^{-e}, where z ≈ C(p − p₀)^k with k = 1/(1 − e): z^{1/k}
+        (quadratic convergence) below 1e-4 of the right edge, √z below 1e-2 (k ≥ 2: never
+        overshoots), z elsewhere and without a hard edge."""
+        if self._tail is None:
+            return 1
+        b, k = self._tail[0] / _TAIL_START, round(1 / (1 - self._tail[1]))
+        return np.where(x < 1e-4 * b, k, np.where(x < 1e-2 * b, 2, 1))
 
     def _coordinate(self, x):
         """The variable in which log p is interpolated: log x while the support is unknown;
@@ -396,12 +445,15 @@ class MultiHeadLaw(SpectralLaw):
             return None
         ck, c = self._coordinate(known_x), self._coordinate(np.maximum(x, 1e-300))
         if self._pieces_list is not None:     # points in the closed support intervals only
-            keep = np.zeros(known_x.shape, bool)
-            for a, b, _ in self._true_intervals:
-                keep |= (known_x >= a) & (known_x <= b)
-            ck, known_lp = ck[keep], known_lp[keep]
+            group = np.full(known_x.shape, -1)
+            for k, (a, b, _) in enumerate(self._true_intervals):
+                group[(known_x >= a) & (known_x <= b)] = k
+            keep = group >= 0
+            ck, known_lp, group = ck[keep], known_lp[keep], group[keep]
             if not ck.size:
                 return None
+            # p is analytic in the angle inside each interval: cubic interpolation
+            return np.exp(_interpolate(c, ck, known_lp, group))
         lp = np.interp(c, ck, known_lp.real) + 1j * np.interp(c, ck, known_lp.imag)
         below = c < ck[0]
         if self._pieces_list is None and below.any() and ck.size > 1:
@@ -449,12 +501,12 @@ class MultiHeadLaw(SpectralLaw):
         out[np.isnan(x)] = np.nan
         return out
 
-    def _fit_tail(self, b, kind):
-        """The hard-edge series of :meth:`density` (see there)."""
+    def _fit_tail(self, b, kind, rho):
+        """The hard-edge series of :meth:`density` (see there), from the density ``rho`` at
+        ``b·_tail_points()``."""
         e = _KIND_EXPONENT[kind]
         x0 = _TAIL_START * b
         xs = b * _tail_points()
-        rho = self._rho(xs)
         t = (xs / x0) ** (1 - e)
         coef = np.linalg.solve(np.vander(t, 4, increasing=True), rho * xs ** e)
         self._tail = (x0, e, coef)
@@ -518,9 +570,10 @@ class MultiHeadLaw(SpectralLaw):
         for j, (i0, i1) in enumerate(zip(starts, stops)):
             left, kind = 0.0, "soft"
             if i0 == 0 and self._atom == 0.0:
-                kind = self._hard_kind(b)
+                rho_tail = self._rho(b * _tail_points())
+                kind = self._hard_kind(rho_tail)
                 if kind != "soft":
-                    self._fit_tail(b, kind)
+                    self._fit_tail(b, kind, rho_tail)
             if kind == "soft":
                 left, err = self._critical_edge(p[i0])
                 lo = x[i0 - 1] if i0 > 0 else 0.0
@@ -535,9 +588,10 @@ class MultiHeadLaw(SpectralLaw):
             intervals.extend(_split_near_zero(left, right, kind))
         return intervals
 
-    def _hard_kind(self, b):
-        """Left edge at 0: classify ρ ~ x^{-e} by e from two tiny points (two decades apart)."""
-        rho = self._rho(b * _tail_points()[[3, 0]])   # 100 x₀ and x₀, shared with _fit_tail
+    def _hard_kind(self, rho_tail):
+        """Left edge at 0: classify ρ ~ x^{-e} by e from two tiny points two decades apart
+        (x₀ and 100 x₀ of ``_tail_points``, where ``rho_tail`` is the density)."""
+        rho = rho_tail[[3, 0]]
         if not np.all(rho > 0):
             return "soft"
         e = np.log(rho[1] / rho[0]) / np.log(100.0)
