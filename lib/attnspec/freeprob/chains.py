@@ -202,29 +202,25 @@ class Chain:
                 [K], [u, g])
 
     def _kv_explicit(self, p):
+        """:meth:`_head_kv` with its derivative.  q solves q² + P₁q = P₂/p, so
+        dq/dp = P₂/(p²√disc), and r₁ + r₂ = −P₁/P₂ gives dr₂/dp = −dr₁/dp = 1/(p²√disc)."""
         y = 1.0 / self.c
         P2 = self.b2 / y ** 2
         P1 = self.alpha2 / y
-        disc = P1 * P1 + 4 * P2 / p
-        sd = np.sqrt(disc)
-        dsd = -2 * P2 / (p * p * sd)
+        sd = np.sqrt(P1 * P1 + (4 * P2) / p)
         q = -0.5 * (P1 + sd)
-        dq = -0.5 * dsd
-        r2, dr2 = q / P2, dq / P2
-        pq = p * q
-        r1 = -1 / pq
-        dr1 = (q + p * dq) / (pq * pq)
-        n = np.size(p)
+        r2, r1 = q / P2, -1 / (p * q)
+        t = 1 / (p * p * sd)                                  # dr2/dp = −dr1/dp
+        shape, n = np.shape(p), np.size(p)
         G21, dG21 = _mp_cauchy_explicit(np.concatenate([np.ravel(r2), np.ravel(r1)]), y)
-        G2, G1 = G21[:n].reshape(np.shape(p)), G21[n:].reshape(np.shape(p))
-        dG2, dG1 = dG21[:n].reshape(np.shape(p)), dG21[n:].reshape(np.shape(p))
+        G2, G1 = G21[:n].reshape(shape), G21[n:].reshape(shape)
         dr = r1 - r2
         inner = (G2 - G1) / dr
-        dinner = (dG2 * dr2 - dG1 * dr1 - inner * (dr1 - dr2)) / dr
-        J = -inner / (p * P2)
-        dJ = -(dinner - inner / p) / (p * P2)
-        num = 1 + y * (J - 1)
-        w2 = num / p
+        dinner = t * (dG21[:n].reshape(shape) + dG21[n:].reshape(shape) + 2 * inner) / dr
+        pP2 = p * P2
+        J = -inner / pP2
+        dJ = (inner / p - dinner) / pP2
+        w2 = (1 + y * (J - 1)) / p
         return w2, (y * dJ - w2) / p, p, 1.0, [], []
 
     @staticmethod
@@ -386,30 +382,32 @@ class Chain:
             redo[redo] = ~ok
         return G, p
 
-    def _newton_step(self, p, z):
-        """Newton correction (z(p) − z)/z′(p) and the branch slope dp/dz = 1/z′(p)."""
-        pt = self.evaluate(p)
-        return (pt.z - z) / pt.dz, 1 / pt.dz
-
     def _ladder(self, x, scale, eta, top, ratio, iters, bottom=1e-9, final=2):
         """Newton on z(p) = x + iη', continued down a geometric ladder η' = top·scale … η_min
         (:func:`~attnspec.freeprob.ladder.continue_to_axis` with the first-order predictor
         p += iΔη'/z′(p) and ``iters`` Newton steps per level), then ``final`` Newton steps
         at η.  For η = 0 the ladder stops at η_min = min(bottom·scale, 1e-3·|x|), so that
         points near 0 are resolved; η' falls by at most ``ratio`` per level.  Returns G_Y
-        at η, p, G_Y at the last ladder level, and where the end is :meth:`physical`."""
+        at η, p, G_Y at the last ladder level (one Newton step before its p, as the
+        predictor's z′), and where the end is :meth:`physical`."""
         x = np.asarray(x, dtype=float)
         low = (np.minimum(bottom * scale, 1e-3 * np.abs(x) + 1e-300) if eta == 0
                else np.full(x.shape, float(eta)))
         span = scale * top / np.min(low) if np.size(x) else 1.0
         levels = max(int(np.ceil(np.log(span) / np.log(ratio))) + 1, 2)
+        last = []                                   # the chain at the last Newton step
+
+        def newton_step(q, z):                      # correction and dp/dz = 1/z′(p)
+            last[:] = [self.evaluate(q)]
+            return (last[0].z - z) / last[0].dz, 1 / last[0].dz
+
         with np.errstate(all="ignore"):
             # the top level from the large-|z| guess: two Newton steps, then the ladder
             p_top = self.newton(x + 1j * scale * top, self.initial(x + 1j * scale * top), 1)[0]
-            p = continue_to_axis(x, self._newton_step, lambda z: p_top, scale, top=top,
+            p = continue_to_axis(x, newton_step, lambda z: p_top, scale, top=top,
                                  bottom=low / scale, levels=levels, newton_steps=iters,
                                  tol=0.0, tangent=True)
-            pt = self.evaluate(p)
+            pt = last[0] if last and last[0].p.shape == x.shape else self.evaluate(p)
             p = self.polish(x + 1j * eta, p + 1j * (eta - low) / pt.dz, final)
             end = self.evaluate(p)
             return end.G, p, pt.G, self.physical(end)

@@ -216,8 +216,12 @@ def _merge_cuts(pieces):
 
 def _split_near_zero(a, b, kind):
     """A soft left edge very close to 0 (a < 1e-3 b) is followed by an x^{-1/2}-like rise:
-    split [a, b] at a·100^k so that each CDF piece sees one scale."""
-    if kind != "soft" or not 0 < a < 1e-3 * b:
+    split [a, b] at a·100^k so that each CDF piece sees one scale.  A hard edge at 0 is
+    split at b/10: the x^{-e} rise (which may change exponent above 0, e.g. from x^{-3/4} to
+    x^{-1/2}) and the bulk get a piece each."""
+    if kind != "soft":
+        return [(a, 0.1 * b, kind), (0.1 * b, b, kind)]
+    if not 0 < a < 1e-3 * b:
         return [(a, b, kind)]
     cuts = [a]
     while cuts[-1] * 100 < 0.1 * b:
@@ -518,15 +522,20 @@ class MultiHeadLaw(SpectralLaw):
         return dz[0], (dz[1] - dz[2]) / (2 * step)
 
     def _critical_edge(self, p):
-        """Refine an edge: Newton on z′(p) = 0 from p; returns the real edge z(p*)."""
+        """Refine an edge: Newton on z′(p) = 0 from p; returns the real edge z(p*).  Stops
+        after a step s (relative to p) ≤ 1e-15, or ≤ 1e-6 with s³/s_prev² ≤ 1e-20 (the
+        error left, predicted from the observed quadratic contraction)."""
         p = np.atleast_1d(np.asarray(p, dtype=complex))
+        previous = 0.0
         with np.errstate(all="ignore"):
             for _ in range(60):
                 d1, d2 = self._z_derivatives(p)
                 step = d1 / d2
                 p = p - step
-                if not np.all(np.abs(step) > 1e-15 * np.abs(p)):
+                size = float(np.max(np.abs(step) / np.abs(p)))
+                if not size > 1e-15 or (size <= 1e-6 and size ** 3 <= 1e-20 * previous ** 2):
                     break
+                previous = size
             z = self._chain.evaluate(p).z[0]
         if abs(z.imag) < 1e-8 * abs(z) and z.real > 0:
             self._remember(np.array([z.real]), p)   # the edge itself: a starting point
