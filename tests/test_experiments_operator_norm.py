@@ -13,12 +13,6 @@ TABLE = [(1, 0.5, 1.79059), (1, 1.0, 9.00954), (1, 1.5, 36.5900), (1, 2.0, 215.6
          (2, 1.0, 10.8975), (0.5, 1.0, 7.9842)]
 
 
-@pytest.mark.parametrize("c, expected", [(0.25, 4.8481), (0.5, 5.5451), (1, 6.75), (2, 8.8183),
-                                         (4, 12.3928)])
-def test_score_product_edge_matches_math_md(c, expected):
-    assert on.score_product_edge(c) == pytest.approx(expected, abs=1e-4)
-
-
 @pytest.mark.parametrize("c, beta, expected", TABLE)
 def test_stationary_edge_matches_math_md(c, beta, expected):
     assert on.stationary_edge(beta, c) == pytest.approx(expected, rel=1e-5)
@@ -39,7 +33,7 @@ def test_stationary_edge_strictly_above_mp_edge():
 
 def test_cauchy_transform_against_quadrature():
     law = attnspec.ScoreProductLaw(2.0)
-    x = 1.2 * on.score_product_edge(2.0)
+    x = 1.2 * attnspec.ScoreProductLaw(2.0).support()[1]
     G, dG = on.score_cauchy_transform(x, 2.0)
     t = np.linspace(*law.support(), 400001)
     # the atom 1 − 1/c at 0 (rank d_qk < ℓ) contributes (1 − 1/c)/x

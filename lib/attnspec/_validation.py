@@ -109,11 +109,12 @@ def check_rng(rng):
     return np.random.default_rng(rng)
 
 
-def check_matrix(name, value, *, square=False, min_rows=1):
+def check_matrix(name, value, *, square=False, min_rows=1, finite=False):
     """Return ``value`` as a 2-D float array (no copy for float arrays), else raise.
 
     Integer arrays are converted to float64; complex, boolean, object and non-2-D input is
-    refused with :class:`ParameterTypeError`, a wrong shape with :class:`ParameterError`.
+    refused with :class:`ParameterTypeError`, a wrong shape (and, with ``finite``, a NaN or
+    infinite entry) with :class:`ParameterError`.
     """
     array = np.asarray(value)
     if array.ndim != 2 or not (np.issubdtype(array.dtype, np.floating)
@@ -125,6 +126,8 @@ def check_matrix(name, value, *, square=False, min_rows=1):
     if array.shape[0] < min_rows:
         raise ParameterError(f"{name} must have at least {min_rows} rows; got {name} with "
                              f"shape {array.shape}")
+    if finite and not np.isfinite(array).all():
+        raise ParameterError(f"{name} must have only finite entries")
     if not np.issubdtype(array.dtype, np.floating):
         array = array.astype(np.float64)
     return array

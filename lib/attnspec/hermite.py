@@ -12,6 +12,7 @@ import math
 import numpy as np
 from numpy.polynomial.hermite_e import hermegauss, hermeval
 
+from ._docstrings import fill_docstring
 from ._validation import BETA_MAX, ParameterError, check_beta, check_int
 
 __all__ = ["total_variance", "noise_variance", "alpha", "truncated_noise_variance",
@@ -35,18 +36,18 @@ def _check_beta(beta):
     return values
 
 
+@fill_docstring
 def total_variance(beta):
     r"""Total variance s = e^{β²} − 1 of the centred exponential (MATH.md §2).
 
     Parameters
     ----------
-    beta : float or array_like
-        Inverse temperature 0 < β ≤ :data:`BETA_MAX`. Arrays are evaluated elementwise.
+    %(beta_array)s
 
     Returns
     -------
-    float or numpy.ndarray
-        s (float for a scalar β, float64 array otherwise).
+    s : float or numpy.ndarray
+        e^{β²} − 1 (float for a scalar β, float64 array otherwise).
 
     Notes
     -----
@@ -66,17 +67,17 @@ def total_variance(beta):
     return float(s) if np.ndim(beta) == 0 else s
 
 
+@fill_docstring
 def noise_variance(beta):
     r"""Noise variance α² of the Gaussian equivalence (MATH.md §2).
 
     Parameters
     ----------
-    beta : float or array_like
-        Inverse temperature 0 < β ≤ :data:`BETA_MAX`. Arrays are evaluated elementwise.
+    %(beta_array)s
 
     Returns
     -------
-    float or numpy.ndarray
+    alpha2 : float or numpy.ndarray
         α² (float for a scalar β, float64 array otherwise).
 
     Notes

@@ -328,7 +328,8 @@ def inverse_participation_ratio(M, k=5):
 
 
 def column_ipr(vectors):
-    r"""Inverse participation ratio :math:`\sum_i u_i^4` of each column u of ``vectors``.
+    r"""Inverse participation ratio :math:`\sum_i u_i^4` of each column u of ``vectors``
+    (MATH.md §5).
 
     The columns are expected to be unit vectors (eigenvectors, normalised singular vectors);
     then the IPR lies in [1/m, 1]: 1/m for a perfectly flat vector, 1 on a single coordinate.

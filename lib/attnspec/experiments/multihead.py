@@ -38,7 +38,8 @@ NOISE_MODELS = ("rule", "per_head")
 
 
 def standard_widths(d, heads):
-    """Widths (d_head, d_value) of the standard allocation H d_h = H d_v = d, rounded.
+    """Widths (d_head, d_value) of the standard allocation H d_h = H d_v = d, rounded
+    (MATH.md §6).
 
     Parameters
     ----------

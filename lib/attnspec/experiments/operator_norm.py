@@ -25,11 +25,12 @@ import scipy.linalg
 from scipy import optimize
 
 from attnspec._validation import BETA_MAX, check_float, check_int
+from attnspec.freeprob.transforms import mp_edges, score_product_edges
 from attnspec.hermite import noise_variance, total_variance
 from attnspec.sampling.equivalents import linear_equivalent
 from attnspec.sampling.softmax import centered, softmax_attention
 
-__all__ = ["score_product_edge", "score_cauchy_transform", "stationary_edge",
+__all__ = ["score_cauchy_transform", "stationary_edge",
            "edge_approximations", "largest_squared_singular_value", "linear_model_norms",
            "attention_norms"]
 
@@ -38,22 +39,12 @@ __all__ = ["score_product_edge", "score_cauchy_transform", "stationary_edge",
 STATIONARY_BETA_MIN = 0.05
 
 
-def score_product_edge(c):
-    """Right edge e_M(c) = x(z₊) of the score-product law M, z₊ = (−1 + √(1 + 8c))/(4c).
-
-    x(z) = (1 + z)²(1 + cz)/z (MATH.md §3): 27/4 at c = 1.
-    """
-    c = check_float("c", c, min=0, min_open=True)
-    z = (-1 + math.sqrt(1 + 8 * c)) / (4 * c)
-    return (1 + z) ** 2 * (1 + c * z) / z
-
-
 def _cubic_root(x, c):
     """G_M(x) for real x > e_M(c): the smallest positive root of the cubic (G ~ 1/x)."""
     roots = np.roots([c * x * x, (1 - c) * x, -x, 1.0])
     real = roots.real[(np.abs(roots.imag) <= 1e-10 * np.abs(roots)) & (roots.real > 0)]
     if real.size == 0:
-        raise ValueError(f"x must lie right of the edge e_M(c) = {score_product_edge(c)!r}; "
+        raise ValueError(f"x must lie right of the edge e_M(c) = {score_product_edges(c)[1]!r}; "
                          f"got x={x!r}")
     G = real.min()
     for _ in range(3):  # Newton polish on the cubic
@@ -75,7 +66,7 @@ def score_cauchy_transform(x, c):
         G_M(x) and G_M′(x).
     """
     c = check_float("c", c, min=0, min_open=True)
-    x = check_float("x", x, min=score_product_edge(c), min_open=True)
+    x = check_float("x", x, min=score_product_edges(c)[1], min_open=True)
     G = _cubic_root(x, c)
     P_x = 2 * c * x * G ** 3 + (1 - c) * G * G - G
     P_G = 3 * c * x * x * G * G + 2 * (1 - c) * x * G - x
@@ -108,7 +99,7 @@ def stationary_edge(beta, c):
     beta = check_float("beta", beta, min=STATIONARY_BETA_MIN, max=6.0)
     c = check_float("c", c, min=0, max=64.0, min_open=True)
     a2 = noise_variance(beta)
-    e_M = score_product_edge(c)
+    e_M = score_product_edges(c)[1]
     w_edge = beta * math.sqrt(e_M)
 
     def slope(w):
@@ -147,8 +138,9 @@ def edge_approximations(beta, c):
     if b.size == 0 or not np.all(np.isfinite(b)) or np.any(b <= 0) or np.any(b > BETA_MAX):
         raise ValueError(f"beta must be finite numbers in (0, {BETA_MAX}]; got beta={beta!r}")
     s = total_variance(b)
-    return {"small": score_product_edge(c) * b ** 2, "large": 4 * s + 4 * c * b ** 4 / s,
-            "mp": 4 * s}
+    mp_edge = mp_edges(1.0, s)[1]
+    return {"small": score_product_edges(c)[1] * b ** 2, "large": mp_edge + 4 * c * b ** 4 / s,
+            "mp": mp_edge}
 
 
 def largest_squared_singular_value(M):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 
+from .._docstrings import fill_docstring
 from .._validation import check_beta, check_float, check_int, check_matrix, check_rng
 from ..hermite import total_variance
 from ..laws.attention import AttentionLaw
@@ -25,6 +26,7 @@ def _limit_laws(beta, c):
     return AttentionLaw(beta, c), MarchenkoPastur(1.0, total_variance(beta))
 
 
+@fill_docstring
 def spectrum_distances(ell, beta, rng=None, *, c=1.0, draws=1):
     r"""Distances of sampled softmax spectra to ν_∞ and to Marchenko–Pastur (MATH.md §5).
 
@@ -32,14 +34,11 @@ def spectrum_distances(ell, beta, rng=None, *, c=1.0, draws=1):
 
     Parameters
     ----------
-    ell : int
-        Tokens ℓ ≥ 2.
-    beta : float
-        Inverse temperature 0 < β ≤ 26.
+    %(ell)s
+    %(beta)s
     rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
         Source of randomness; the draws are taken one after the other from it.
-    c : float
-        Ratio c = ℓ/d_qk > 0; d_qk = round(ℓ/c) (at least 1).
+    %(c)s
     draws : int
         Independent attention matrices, each measured separately.
 
@@ -132,6 +131,7 @@ def outlier_localisation(M, k=10):
             "row_norm2": np.sum(M[rows] ** 2, axis=1), "col_norm2": np.sum(M[:, cols] ** 2, axis=0)}
 
 
+@fill_docstring
 def outlier_study(ell, beta, rng=None, *, c=1.0):
     r"""One draw of √ℓ A^⊥: its outliers above the edge of ν_∞ and where they sit (MATH.md §5).
 
@@ -140,14 +140,11 @@ def outlier_study(ell, beta, rng=None, *, c=1.0):
 
     Parameters
     ----------
-    ell : int
-        Tokens ℓ ≥ 2.
-    beta : float
-        Inverse temperature 0 < β ≤ 26.
+    %(ell)s
+    %(beta)s
     rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
         Source of randomness.
-    c : float
-        Ratio c = ℓ/d_qk > 0; d_qk = round(ℓ/c) (at least 1).
+    %(c)s
 
     Returns
     -------

@@ -31,6 +31,7 @@ import numpy as np
 
 from .._validation import (ParameterTypeError, check_choice, check_float, check_int,
                            check_matrix)
+from ..hermite import total_variance
 from ..laws.attention import AttentionLaw
 from ..laws.classical import MarchenkoPastur
 from ..laws.variance_profile import TriangularProfileLaw
@@ -236,7 +237,7 @@ def relaxation_study(relaxation, ells, *, beta=1.0, draws=1, seed=0, drop_top=3,
                         "tokens")
     if relaxation == "given_tokens":
         options["tokens"] = _check_tokens(options.get("tokens"), max(ells))
-    s = math.expm1(beta ** 2)
+    s = total_variance(beta)
     mp = MarchenkoPastur(1.0, s)
     masked_iid = TriangularProfileLaw(s)
     streams = np.random.SeedSequence(seed).spawn(len(ells) * draws)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attnspec._validation import check_float, check_int, check_memory, check_rng
+from attnspec.sampling.softmax import gaussian_factors, scores
 
 __all__ = ["RowSumTerms", "measure_row_sum_fluctuation"]
 
@@ -72,9 +73,8 @@ def measure_row_sum_fluctuation(ell, d_qk, beta, draws=1, rng=None):
     total, keys = [], []
     scale = ell * math.exp(beta ** 2 / 2)
     for _ in range(draws):
-        Q = rng.standard_normal((ell, d_qk))
-        K = rng.standard_normal((ell, d_qk))
-        S = Q @ K.T / math.sqrt(d_qk)
+        Q, K = gaussian_factors(ell, d_qk, rng)
+        S = scores(Q, K)
         total.append(np.exp(beta * S).sum(axis=1) / scale)
         norms = np.sqrt((Q * Q).sum(axis=1) / d_qk)
         keys.append(np.exp(beta * S / norms[:, None]).sum(axis=1) / scale)

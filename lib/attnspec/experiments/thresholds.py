@@ -21,6 +21,7 @@ import numpy as np
 
 from .._validation import check_float, check_int, check_rng
 from ..hermite import total_variance
+from ..sampling.softmax import gaussian_factors, scores
 
 __all__ = ["Scale", "ThresholdScales", "threshold_scales", "row_sum_fluctuation",
            "RowSumFluctuation", "largest_entries", "entry_onset", "onset_summary",
@@ -281,9 +282,7 @@ def largest_entries(ell, betas, rng=None, *, c=1.0):
     betas = [check_float("betas", b, min=0, max=5, min_open=True) for b in betas]
     rng = check_rng(rng)
     d_qk = max(1, round(ell / c))
-    Q = rng.standard_normal((ell, d_qk))
-    K = rng.standard_normal((ell, d_qk))
-    S = Q @ K.T / math.sqrt(d_qk)
+    S = scores(*gaussian_factors(ell, d_qk, rng))
     top = S.max(axis=1, keepdims=True)
     out = {"beta": betas, "edge": [], "max_entry2": [], "entries_above": [],
            "row_sum_rel_sd": [], "m1": []}
@@ -309,7 +308,8 @@ def largest_entries(ell, betas, rng=None, *, c=1.0):
 
 
 def entry_onset(betas, max_entry2, edges):
-    r"""Where the largest squared entry crosses the edge z₊²: first upward and last downward.
+    r"""Where the largest squared entry crosses the edge z₊²: first upward and last downward
+    (MATH.md §5: predict the outlier onset from it).
 
     Parameters
     ----------

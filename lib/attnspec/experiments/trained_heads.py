@@ -30,14 +30,16 @@ import math
 import numpy as np
 
 from .._validation import ParameterError, check_float, check_int, check_rng
-from ..hermite import noise_variance, total_variance
+from ..hermite import alpha, total_variance
 from ..laws.attention import AttentionLaw
 from ..laws.classical import MarchenkoPastur
 from ..laws.multihead import MultiHeadLaw
 from ..pretrained.minilm import (HEAD_WIDTH, HEADS, LAYERS, WIDTH, minilm_forward,
                                 minilm_weights)
+from ..sampling.equivalents import linear_model
 from ..sampling.multihead import multihead_output
-from ..sampling.softmax import attention_from_weights, centered, softmax_attention
+from ..sampling.softmax import (attention_from_weights, centered, project_rows, scores,
+                                softmax_attention)
 from ..spectra import ks_distance, squared_singular_values
 
 __all__ = ["effective_beta", "law_distances", "standard_init_beta", "head_measurements",
@@ -132,7 +134,7 @@ def standard_init_beta(embeddings, rng=None, *, std=STANDARD_INIT_STD, draws=4):
     measured = []
     for _ in range(draws):
         W_Q, W_K = (std * rng.standard_normal((X.shape[1], HEAD_WIDTH)) for _ in range(2))
-        measured.append(effective_beta((X @ W_Q) @ (X @ W_K).T / math.sqrt(HEAD_WIDTH)))
+        measured.append(effective_beta(scores(X @ W_Q, X @ W_K)))
     norms = np.linalg.norm(X, axis=1)
     spread = (norms ** 2).mean() - float(X.mean(axis=0) @ X.mean(axis=0))
     return float(np.mean(measured)), float(std ** 2 * norms.mean() * math.sqrt(spread))
@@ -174,11 +176,9 @@ def head_measurements(A, S, *, tokens=None, beta=1.0, ks=(0, 1, 2, 4, 8), rng=No
     ks_nu, ks_mp = law_distances(values, beta_eff, c)
     rank_k = [_fitted_law_distance(values[k:], c) for k in ks]
     try:
-        alpha = math.sqrt(noise_variance(beta_eff))
-        Z = rng.standard_normal((ell, ell))
-        linear = beta * np.asarray(S, dtype=np.float64) + alpha * Z
-        linear -= linear.mean(axis=1, keepdims=True)
-        ks_ge = ks_distance(values, squared_singular_values(linear / math.sqrt(ell)))
+        linear = linear_model(np.asarray(S, dtype=np.float64), beta, alpha(beta_eff),
+                              rng.standard_normal((ell, ell)))
+        ks_ge = ks_distance(values, squared_singular_values(project_rows(linear)))
     except _LAW_FAILURES:
         ks_ge = math.nan
     column_mass = A.mean(axis=0)

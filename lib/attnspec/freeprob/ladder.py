@@ -5,10 +5,13 @@ Cauchy transform ``g = G(z)`` at ``z = x + iη`` for a decreasing geometric ladd
 (from ``top·scale`` to ``bottom·scale``), by Newton's method at each level started from the
 solution of the level above. Continuation in η at fixed x (never along the real axis) keeps
 the physical sheet; a Newton step that would leave the lower half plane (``Im g ≤ 0`` is the
-physical sheet for ``Im z > 0``) is halved until it does not. Optionally each level starts
-from the first-order predictor along the solution branch g(z). Used by
+physical sheet for ``Im z > 0``) is halved until it does not. The unknown may also be a
+vector per point (g of shape (len(x), n), e.g. the n cell values of a vector Dyson
+equation): a point's step is then halved, and the point stops, as a whole. Optionally each
+level starts from the first-order predictor along the solution branch g(z). Used by
 :class:`attnspec.AttentionLaw` (points the closed-form roots cannot resolve), by the
-subordination densities of chapter 2 and by the multi-head chains
+subordination densities of chapter 2, by the variance-profile solver
+(:func:`attnspec.variance_profile_density`) and by the multi-head chains
 (:mod:`attnspec.freeprob.chains`, where the unknown is the chain's parameter p, also in the
 lower half plane).
 """
@@ -25,7 +28,7 @@ LADDER_LEVELS, NEWTON_STEPS = 30, 40
 
 def continue_to_axis(x, step, start, scale, *, top=4.0, bottom=1e-10, levels=LADDER_LEVELS,
                      newton_steps=NEWTON_STEPS, tol=1e-13, tangent=False):
-    r"""G(x + iη) at the bottom of a geometric ladder of η, for real points x.
+    r"""G(x + iη) at the bottom of a geometric ladder of η, for real points x (MATH.md §3).
 
     Parameters
     ----------
@@ -36,7 +39,9 @@ def continue_to_axis(x, step, start, scale, *, top=4.0, bottom=1e-10, levels=LAD
         (vectorised over matching 1-D arrays); with ``tangent=True`` the pair
         ``(F/∂F, dg/dz)``, dg/dz = −∂_zF/∂_gF the slope of the solution branch.
     start : callable
-        ``start(z)``: the starting value at the top of the ladder (typically ``1/z``).
+        ``start(z)``: the starting value at the top of the ladder (typically ``1/z``): shape
+        ``(len(x),)``, or ``(len(x), n)`` for a vector unknown per point (then ``step``
+        works on the same shape).
     scale : float
         Typical size of the law; η runs from ``top·scale`` to ``bottom·scale``.
     top, bottom : float or numpy.ndarray
@@ -56,8 +61,9 @@ def continue_to_axis(x, step, start, scale, *, top=4.0, bottom=1e-10, levels=LAD
     Returns
     -------
     numpy.ndarray
-        Complex g at ``z = x + i·bottom·scale``, with ``Im g ≤ 0``. (Finish with a few
-        Newton steps at η = 0 if the boundary value itself is wanted.)
+        Complex g at ``z = x + i·bottom·scale``, with ``Im g ≤ 0``, shaped like
+        ``start``'s value. (Finish with a few Newton steps at η = 0 if the boundary value
+        itself is wanted.)
 
     Examples
     --------
@@ -70,13 +76,15 @@ def continue_to_axis(x, step, start, scale, *, top=4.0, bottom=1e-10, levels=LAD
     x = np.asarray(x)
     etas = scale * np.geomspace(top, bottom, levels)      # (levels,) or (levels, x.size)
     g = start(x + 1j * etas[0])
-    slope = np.zeros(x.shape, complex) if tangent else None
+    slope = np.zeros(np.shape(g), complex) if tangent else None
     previous = None
     for eta in etas:
         z = x + 1j * eta
         if tangent and previous is not None:
-            predicted = g + slope * (z - previous)
-            g = np.where(np.isfinite(predicted) & (predicted.imag <= 0), predicted, g)
+            shift = (z - previous).reshape((-1,) + (1,) * (np.ndim(g) - 1))
+            predicted = g + slope * shift
+            off = _per_point(~(np.isfinite(predicted) & (predicted.imag <= 0)), np.ndim(g))
+            g = np.where(off, g, predicted)
         previous = z
         active = np.arange(x.size)
         for _ in range(newton_steps):
@@ -87,14 +95,22 @@ def continue_to_axis(x, step, start, scale, *, top=4.0, bottom=1e-10, levels=LAD
             delta = np.where(np.isfinite(delta), delta, 0.0)
             trial = ga - delta
             for _ in range(30):
-                bad = trial.imag > 0
+                bad = _per_point(trial.imag > 0, delta.ndim)
                 if not bad.any():
                     break
                 delta = np.where(bad, delta / 2, delta)
                 trial = ga - delta
             g[active] = np.where(trial.imag > 0, ga.real - 1j * np.abs(ga.imag), trial)
             moved = np.abs(delta) > tol * np.maximum(np.abs(trial), 1e-300)
-            active = active[moved]
+            active = active[_per_point(moved, 1)]
             if active.size == 0:
                 break
     return g
+
+
+def _per_point(flags, ndim):
+    """Any flag over a point's components (trailing axes), shaped for ``ndim`` dimensions."""
+    if flags.ndim == 1:
+        return flags
+    anywhere = flags.reshape(flags.shape[0], -1).any(axis=1)
+    return anywhere.reshape((-1,) + (1,) * (ndim - 1))

@@ -96,7 +96,8 @@ def polish(coeffs, g, steps=3):
 
 
 def physical_root(coeffs, steps=3):
-    """``G(x + i0)``: the root of smallest imaginary part, Newton-polished (module docs)."""
+    """``G(x + i0)``: the root of smallest imaginary part, Newton-polished (module docs;
+    MATH.md §3: the physical branch of K(g) = x)."""
     solver = {4: cubic_roots, 5: quartic_roots}[len(coeffs)]
     roots = solver(*coeffs)
     g = np.take_along_axis(roots, np.argmin(roots.imag, axis=-1)[..., None], axis=-1)[..., 0]

@@ -11,6 +11,8 @@ import math
 
 import numpy as np
 
+from ..hermite import total_variance
+
 __all__ = ["nu_inf_inverse_cauchy", "nu_inf_free_cumulants", "mp_edges", "mp_moment",
            "score_product_edges"]
 
@@ -68,13 +70,14 @@ def nu_inf_free_cumulants(n, beta, c, *, unit=1.0):
     kappa = np.zeros(n)
     for k in range(2, n + 1, 2):
         j = k // 2
-        kappa[k - 1] = (math.expm1(beta2) / unit if j == 1
+        kappa[k - 1] = (total_variance(beta) / unit if j == 1
                         else c ** (j - 1) * (beta2 / unit) ** j)
     return kappa
 
 
 def mp_edges(ratio, scale=1.0):
-    """Edges ``(σ²(1 − √λ)², σ²(1 + √λ)²)`` of the Marchenko–Pastur law MP(λ, σ²) (§2).
+    """Edges ``(σ²(1 − √λ)², σ²(1 + √λ)²)`` of the Marchenko–Pastur law MP(λ, σ²)
+    (MATH.md §2: 4s for the prior model's MP(1, s)).
 
     >>> mp_edges(1.0, 2.0)
     (0.0, 8.0)
@@ -85,7 +88,8 @@ def mp_edges(ratio, scale=1.0):
 
 def mp_moment(k, ratio, scale=1.0):
     r"""k-th moment of MP(λ, σ²): :math:`σ^{2k}\sum_{r<k} \frac{λ^r}{r+1}\binom{k}{r}
-    \binom{k-1}{r}` (Narayana polynomials); ``inf`` beyond the float range.
+    \binom{k-1}{r}` (Narayana polynomials; MATH.md §2: MP(1, s) has m₂ = 2s²); ``inf``
+    beyond the float range.
 
     >>> [mp_moment(k, 1.0) for k in range(5)]
     [1.0, 1.0, 2.0, 5.0, 14.0]

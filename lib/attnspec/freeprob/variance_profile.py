@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import ParameterTypeError, check_float, check_int
+from .ladder import continue_to_axis
 
 __all__ = ["variance_profile_density", "triangular_profile"]
 
@@ -77,22 +78,33 @@ def _dyson_step(psi, z, profile):
     return psi + 1.0 / (z[:, None] * v), u, v
 
 
-def _newton(psi, z, profile, tol, max_steps=30):
-    """Newton's method on F(ψ) = 0 at each z (batched); returns ψ and the final residual."""
+def _newton_step(g, z, profile, tol):
+    """Newton correction for G = −ψ (the ladder's convention, Im G ≤ 0) at each z (batched).
+
+    J = I − diag(1/(z v²)) Σ diag(1/(z u²)) Σᵀ / n² is the Jacobian of F(ψ) of
+    :func:`_dyson_step`; the ψ-step J⁻¹F is a G-step of −J⁻¹F. Points whose residual is
+    already below ``tol`` get a zero step (converged: the ladder stops them).
+    """
     n = profile.shape[0]
-    eye = np.eye(n)
-    for _ in range(max_steps):
-        F, u, v = _dyson_step(psi, z, profile)
-        residual = np.max(np.abs(F), axis=1)
-        if np.all(residual <= tol * np.maximum(1.0, np.max(np.abs(psi), axis=1))):
-            break
-        # J = I − diag(1/(z v²)) Σ diag(1/(z u²)) Σᵀ / n²
+    F, u, v = _dyson_step(-g, z, profile)
+    delta = np.zeros_like(g)
+    todo = np.max(np.abs(F), axis=1) > tol * np.maximum(1.0, np.max(np.abs(g), axis=1))
+    if todo.any():
+        F, u, v, z = F[todo], u[todo], v[todo], z[todo]
         inner = profile[None, :, :] * (1.0 / (z[:, None] * u ** 2))[:, None, :]
-        J = eye - (1.0 / (z[:, None] * v ** 2))[:, :, None] * (inner @ profile.T) / n ** 2
-        step = np.linalg.solve(J, F[:, :, None])[:, :, 0]
-        psi = psi - step
-    F, _, _ = _dyson_step(psi, z, profile)
-    return psi, np.max(np.abs(F), axis=1)
+        J = np.eye(n) - ((1.0 / (z[:, None] * v ** 2))[:, :, None]
+                         * (inner @ profile.T) / n ** 2)
+        delta[todo] = -np.linalg.solve(J, F[:, :, None])[:, :, 0]
+    return delta
+
+
+def _far_from_axis(z, profile):
+    """G = −ψ at z far from the real axis, by damped fixed-point iteration (a contraction)."""
+    psi = np.tile(-1.0 / z[:, None], (1, profile.shape[0]))
+    for _ in range(200):
+        F, _, _ = _dyson_step(psi, z, profile)
+        psi = psi - 0.5 * F
+    return -psi
 
 
 def variance_profile_density(profile, t, *, eta_min=1e-9, tol=1e-11):
@@ -121,9 +133,10 @@ def variance_profile_density(profile, t, *, eta_min=1e-9, tol=1e-11):
     Solves the discretised vector Dyson equation (module docstring) with n unknowns ψ (ψ̃
     eliminated), for all t at once: damped fixed-point iteration at a large η, then
     Newton's method continued down a geometric ladder of 40 values of η to η_min, keeping
-    the physical branch Im ψ > 0 (MATH.md §3's recipe for ν_∞). Raises ``RuntimeError`` if a
-    point fails to converge. Accuracy: the discretised equation is solved to ``tol``; what
-    remains is the discretisation of the profile (measured in
+    the physical branch Im ψ > 0 (the library's one ladder,
+    :func:`attnspec.freeprob.ladder.continue_to_axis`; MATH.md §3's recipe for ν_∞).
+    Raises ``RuntimeError`` if a point fails to converge. Accuracy: the discretised equation
+    is solved to ``tol``; what remains is the discretisation of the profile (measured in
     ``tests/test_freeprob_variance_profile.py`` and chapter 9: a flat profile gives
     Marchenko–Pastur to rounding at any n; the causal triangle, with cell averages, is within
     7e-4 relative of its closed form in the bulk at n = 50 and 1.7e-4 at n = 100, i.e.
@@ -140,16 +153,12 @@ def variance_profile_density(profile, t, *, eta_min=1e-9, tol=1e-11):
                          f"[{np.min(t_flat) if t_flat.size else None}, "
                          f"{np.max(t_flat) if t_flat.size else None}]")
     scale = float(np.max(profile.mean(axis=1)))
-    etas = scale * np.geomspace(4.0 + np.max(t_flat) / scale, eta_min, 40)
-    z = t_flat + 1j * etas[0]
-    psi = np.tile(-1.0 / z[:, None], (1, profile.shape[0]))
-    for _ in range(200):                       # far from the axis: a contraction
-        F, _, _ = _dyson_step(psi, z, profile)
-        psi = psi - 0.5 * F
-    for eta in etas:
-        z = t_flat + 1j * eta
-        psi, residual = _newton(psi, z, profile, tol)
-        psi.imag = np.maximum(psi.imag, 0.0)
+    psi = -continue_to_axis(t_flat, lambda g, z: _newton_step(g, z, profile, tol),
+                            lambda z: _far_from_axis(z, profile), scale,
+                            top=4.0 + np.max(t_flat) / scale, bottom=eta_min,
+                            levels=40, newton_steps=30, tol=tol)
+    F, _, _ = _dyson_step(psi, t_flat + 1j * scale * eta_min, profile)
+    residual = np.max(np.abs(F), axis=1)
     bad = ~(residual <= 10 * tol * np.maximum(1.0, np.max(np.abs(psi), axis=1)))
     if bad.any():
         raise RuntimeError(f"vector Dyson equation did not converge at t = {t_flat[bad][:5]} "

@@ -8,16 +8,42 @@ import math
 import numpy as np
 from numpy.polynomial.hermite_e import hermeval
 
+from .._docstrings import fill_docstring
 from .._validation import check_beta, check_float, check_int, check_memory, check_rng
-from ..hermite import (hermite_coefficients, noise_variance, total_variance,
+from ..hermite import (alpha, hermite_coefficients, noise_variance, total_variance,
                        truncated_noise_variance)
 from .softmax import gaussian_factors, project_rows, scores, softmax_rows
 
-__all__ = ["linear_equivalent", "linear_model_with_noise", "stepwise_chain", "mp_surrogate",
-           "STEPWISE_KEYS"]
+__all__ = ["linear_model", "linear_equivalent", "linear_model_with_noise", "stepwise_chain",
+           "mp_surrogate", "STEPWISE_KEYS"]
 
 #: Keys of :func:`attnspec.stepwise_chain`, in the order of the figure (MATH.md §4).
 STEPWISE_KEYS = ("softmax", "Y", "Y_f", "Y_Q", "Y_Q_lin", "Y_f_lin")
+
+
+def linear_model(S, beta, noise_sd, Z):
+    r"""(βS + σZ)/√ℓ: the linear model Y_lin on given ℓ×ℓ scores S and noise Z (MATH.md §2).
+
+    The one place the formula is written (building block: unchecked input). With
+    S = QKᵀ/√d_qk and σ = α it is :func:`attnspec.linear_equivalent`; the stepwise chain,
+    the models on given scores and the masked model call it too.
+
+    Parameters
+    ----------
+    S, Z : numpy.ndarray
+        ℓ×ℓ scores and ℓ×ℓ noise (float64).
+    beta, noise_sd : float
+        β and the noise amplitude σ ≥ 0 (α for the Gaussian equivalence).
+
+    Returns
+    -------
+    numpy.ndarray
+        A new ℓ×ℓ array.
+    """
+    Y = S * beta
+    Y += noise_sd * Z
+    Y *= 1.0 / math.sqrt(S.shape[0])
+    return Y
 
 
 def _check_common(ell, d_qk, beta, arrays=4):
@@ -28,17 +54,15 @@ def _check_common(ell, d_qk, beta, arrays=4):
     return ell, d_qk, check_beta(beta)
 
 
+@fill_docstring
 def linear_equivalent(ell, d_qk, beta, rng=None):
     r"""Sample the linear Gaussian-equivalent model Y_lin (MATH.md §2).
 
     Parameters
     ----------
-    ell : int
-        Number of tokens ℓ ≥ 2.
-    d_qk : int
-        Query/key width d_qk ≥ 1 (c = ℓ/d_qk).
-    beta : float
-        Inverse temperature 0 < β ≤ 26 (e^{β²} must be a finite float).
+    %(ell)s
+    %(d_qk)s
+    %(beta)s
     rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
         Source of randomness. Q and K are drawn first, exactly as in
         :func:`attnspec.softmax_attention`, so the same seed couples the two models
@@ -64,25 +88,18 @@ def linear_equivalent(ell, d_qk, beta, rng=None):
 
 def _linear_model(ell, d_qk, beta, noise_var, rng):
     """(σZ + βQKᵀ/√d_qk)/√ℓ with σ² = ``noise_var``; Q, K drawn first, then Z (checked input)."""
-    Q, K = gaussian_factors(ell, d_qk, rng)
-    Y = scores(Q, K)
-    Y *= beta
-    Z = rng.standard_normal((ell, ell))
-    Z *= math.sqrt(noise_var)
-    Y += Z
-    Y *= 1.0 / math.sqrt(ell)
-    return Y
+    S = scores(*gaussian_factors(ell, d_qk, rng))
+    return linear_model(S, beta, math.sqrt(noise_var), rng.standard_normal((ell, ell)))
 
 
+@fill_docstring
 def stepwise_chain(ell, d_qk, beta, rng=None, *, degree=3):
     r"""The six matrices of the stepwise-approximation figure, from one draw (MATH.md §4).
 
     Parameters
     ----------
-    ell : int
-        Number of tokens ℓ ≥ 2.
-    d_qk : int
-        Query/key width d_qk ≥ 1.
+    %(ell)s
+    %(d_qk)s
     beta : float
         Inverse temperature 0 < β ≤ 26 (e^{β²} must be a finite float). ``Y`` and ``Y_f``
         use e^{βS} without the softmax normalisation and overflow once β·max S ≳ 700 (far
@@ -148,11 +165,9 @@ def stepwise_chain(ell, d_qk, beta, rng=None, *, degree=3):
     Y_Q /= root
     chain["Y_Q"] = Y_Q
 
-    linear = S * beta
-    chain["Y_Q_lin"] = (linear + math.sqrt(truncated_noise_variance(beta, degree)) * Z) / root
-    linear += math.sqrt(noise_variance(beta)) * Z
-    linear /= root
-    chain["Y_f_lin"] = linear
+    truncated = math.sqrt(truncated_noise_variance(beta, degree))
+    chain["Y_Q_lin"] = linear_model(S, beta, truncated, Z)
+    chain["Y_f_lin"] = linear_model(S, beta, alpha(beta), Z)
     return chain
 
 
@@ -189,17 +204,15 @@ def mp_surrogate(ell, beta, rng=None):
     return Z
 
 
+@fill_docstring
 def linear_model_with_noise(ell, d_qk, beta, noise_var, rng=None):
     r"""The linear model (βQKᵀ/√d_qk + √(noise_var) Z)/√ℓ with a chosen noise variance.
 
     Parameters
     ----------
-    ell : int
-        Tokens ℓ ≥ 2.
-    d_qk : int
-        Query/key width d_qk ≥ 1.
-    beta : float
-        Inverse temperature 0 < β ≤ 26.
+    %(ell)s
+    %(d_qk)s
+    %(beta)s
     noise_var : float
         Noise variance ≥ 0. The Gaussian equivalence needs α² = e^{β²} − 1 − β²
         (:func:`attnspec.noise_variance`); e^{β²} − 1 is the classic mistake (MATH.md §2).

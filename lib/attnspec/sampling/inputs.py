@@ -20,8 +20,12 @@ import math
 
 import numpy as np
 
-from .._validation import ParameterTypeError, check_float, check_int, check_memory, check_rng
-from ..hermite import hermite_he, noise_variance, truncated_noise_variance
+from .._docstrings import fill_docstring
+from .._validation import check_float, check_int, check_matrix, check_memory, check_rng
+from ..hermite import (hermite_coefficients, hermite_he, noise_variance,
+                       truncated_noise_variance)
+from .equivalents import linear_model
+from .softmax import project_rows
 
 __all__ = ["gaussian_tokens", "scores_linear_model", "reweighted_linear_model"]
 
@@ -60,29 +64,23 @@ def gaussian_tokens(ell, d, rng=None, *, shared=0.0):
     return X
 
 
-def _check_scores(S):
-    S = np.asarray(S)
-    if S.ndim != 2 or S.shape[0] != S.shape[1] or S.shape[0] < 2 \
-            or not (np.issubdtype(S.dtype, np.floating) or np.issubdtype(S.dtype, np.integer)):
-        raise ParameterTypeError("S must be a square 2-D real array with at least 2 rows; "
-                                 f"got shape {S.shape}, dtype {S.dtype}")
-    if not np.isfinite(S).all():
-        raise ValueError("S must have only finite entries")
-    return S.astype(np.float64, copy=False)
+def _check_score_arguments(S, beta, rng):
+    """S (square, ℓ ≥ 2, finite), β > 0 and the generator, checked in that order."""
+    S = check_matrix("S", S, square=True, min_rows=2, finite=True)
+    beta = check_float("beta", beta, min=0, min_open=True)
+    return S, beta, check_rng(rng)
 
 
+@fill_docstring
 def scores_linear_model(S, beta, rng=None, *, exact_degree=1):
     r"""The linear model (αZ + βS)/√ℓ on given ℓ×ℓ scores S (MATH.md §2), optionally with
     the Hermite terms up to ``exact_degree`` kept exactly.
 
     Parameters
     ----------
-    S : array_like
-        ℓ×ℓ real scores, ℓ ≥ 2, finite.
-    beta : float
-        Inverse temperature β > 0 (finite, β ≤ 26).
-    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
-        Source of the noise Z (ℓ×ℓ i.i.d. N(0, 1)).
+    %(scores)s
+    %(beta)s
+    %(noise_rng)s
     exact_degree : int
         Q, 1 ≤ Q ≤ 6: the Hermite terms of degree 1..Q are kept as functions of S, only the
         remainder becomes noise. Q = 1 is the theorem's linear model.
@@ -105,33 +103,28 @@ def scores_linear_model(S, beta, rng=None, *, exact_degree=1):
     to d_h² it is no longer noise-like and must be kept (cf. kernel matrices in polynomial
     scalings, Lu & Yau).
     """
-    S = _check_scores(S)
-    beta = check_float("beta", beta, min=0, min_open=True)
+    S, beta, rng = _check_score_arguments(S, beta, rng)
     exact_degree = check_int("exact_degree", exact_degree, min=1, max=6)
     remainder = max(0.0, noise_variance(beta) - truncated_noise_variance(beta, exact_degree))
-    rng = check_rng(rng)
     ell = S.shape[0]
-    Y = math.sqrt(remainder) * rng.standard_normal((ell, ell))
-    Y += beta * S
-    for k in range(2, exact_degree + 1):
-        Y += beta ** k / math.factorial(k) * hermite_he(k, S)
+    Y = linear_model(S, beta, math.sqrt(remainder), rng.standard_normal((ell, ell)))
     if exact_degree > 1:
-        Y -= Y.mean(axis=1, keepdims=True)
-    Y *= 1.0 / math.sqrt(ell)
+        coefficients = hermite_coefficients(beta, exact_degree) / math.sqrt(ell)
+        for k in range(2, exact_degree + 1):
+            Y += coefficients[k] * hermite_he(k, S)
+        Y = project_rows(Y)
     return Y
 
 
+@fill_docstring
 def reweighted_linear_model(S, beta, rng=None):
     r"""The linear model with key weights and per-row temperatures read off the scores.
 
     Parameters
     ----------
-    S : array_like
-        ℓ×ℓ real scores, ℓ ≥ 2, finite.
-    beta : float
-        Inverse temperature β > 0 (finite, β ≤ 26).
-    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
-        Source of the noise Z (ℓ×ℓ i.i.d. N(0, 1)).
+    %(scores)s
+    %(beta)s
+    %(noise_rng)s
 
     Returns
     -------
@@ -153,9 +146,7 @@ def reweighted_linear_model(S, beta, rng=None):
     column-weighted Hermite expansion. Without a key effect and with σ_i = 1 it reduces to
     :func:`attnspec.scores_linear_model` up to the row centring.
     """
-    S = _check_scores(S)
-    beta = check_float("beta", beta, min=0, min_open=True)
-    rng = check_rng(rng)
+    S, beta, rng = _check_score_arguments(S, beta, rng)
     ell = S.shape[0]
     centred = S - S.mean(axis=1, keepdims=True)
     key_effect = centred.mean(axis=0)
@@ -168,6 +159,6 @@ def reweighted_linear_model(S, beta, rng=None):
     Y += beta * residual
     Y *= weights
     Y += weights - 1.0
-    Y -= Y.mean(axis=1, keepdims=True)
+    Y = project_rows(Y)
     Y *= 1.0 / math.sqrt(ell)
     return Y

@@ -21,34 +21,24 @@ import math
 
 import numpy as np
 
-from .._validation import (ParameterTypeError, check_bool, check_float, check_int,
+from .._docstrings import fill_docstring
+from .._validation import (check_bool, check_float, check_int, check_matrix,
                            check_memory, check_rng)
-from ..hermite import noise_variance
+from ..hermite import alpha
+from .equivalents import linear_model
+from .softmax import scores, softmax_rows
 
 __all__ = ["causal_attention", "causal_centered", "causal_linear_equivalent"]
 
 
-def _check_square(name, value):
-    array = np.asarray(value)
-    if array.ndim != 2 or array.shape[0] != array.shape[1] or array.shape[0] < 2 \
-            or not (np.issubdtype(array.dtype, np.floating)
-                    or np.issubdtype(array.dtype, np.integer)):
-        raise ParameterTypeError(f"{name} must be a square 2-D real array with at least 2 "
-                                 f"rows; got shape {array.shape}, dtype {array.dtype}")
-    if not np.isfinite(array).all():
-        raise ValueError(f"{name} must have only finite entries")
-    return array.astype(np.float64, copy=False)
-
-
+@fill_docstring
 def causal_attention(ell, d_qk, beta, rng=None, *, return_scores=False):
     r"""Sample causal softmax attention: row i is softmax(βS_i) over the keys j ≤ i.
 
     Parameters
     ----------
-    ell : int
-        Number of tokens ℓ ≥ 2.
-    d_qk : int
-        Query/key width d_qk ≥ 1.
+    %(ell)s
+    %(d_qk)s
     beta : float
         Inverse temperature β > 0 (finite).
     rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
@@ -75,14 +65,9 @@ def causal_attention(ell, d_qk, beta, rng=None, *, return_scores=False):
     rng = check_rng(rng)
     Q = rng.standard_normal((ell, d_qk))
     K = rng.standard_normal((ell, d_qk))
-    S = (Q / math.sqrt(d_qk)) @ K.T
+    S = scores(Q, K)
     allowed = np.tril(np.ones((ell, ell), dtype=bool))
-    masked = np.where(allowed, S, -np.inf)
-    masked -= masked.max(axis=1, keepdims=True)
-    with np.errstate(over="ignore"):
-        masked *= beta
-    A = np.exp(masked)                         # exp(−inf) = 0 above the diagonal
-    A /= A.sum(axis=1, keepdims=True)
+    A = softmax_rows(np.where(allowed, S, -np.inf), beta)   # exp(−inf) = 0 above the diagonal
     return (A, S) if return_scores else A
 
 
@@ -109,7 +94,7 @@ def causal_centered(A):
     rows are on the scale of the unmasked theorem (module docstring). Raises ``ValueError``
     if A has a non-zero entry above the diagonal or a row sum off one by more than 1e-8.
     """
-    A = _check_square("A", A)
+    A = check_matrix("A", A, square=True, min_rows=2, finite=True)
     ell = A.shape[0]
     if np.any(np.triu(A, k=1) != 0):
         raise ValueError("A must be lower triangular (causal); got non-zero entries above "
@@ -150,13 +135,9 @@ def causal_linear_equivalent(S, beta, rng=None):
     The noise part alone has the closed-form law
     :class:`attnspec.TriangularProfileLaw` (scale α²).
     """
-    S = _check_square("S", S)
+    S = check_matrix("S", S, square=True, min_rows=2, finite=True)
     beta = check_float("beta", beta, min=0, min_open=True)
-    alpha = math.sqrt(noise_variance(beta))
+    noise = alpha(beta)
     rng = check_rng(rng)
     ell = S.shape[0]
-    Y = alpha * rng.standard_normal((ell, ell))
-    Y += beta * S
-    Y = np.tril(Y)
-    Y *= 1.0 / math.sqrt(ell)
-    return Y
+    return np.tril(linear_model(S, beta, noise, rng.standard_normal((ell, ell))))

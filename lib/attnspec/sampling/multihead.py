@@ -8,7 +8,8 @@ import numpy as np
 
 from .._validation import (ParameterTypeError, check_beta, check_choice, check_int,
                            check_memory, check_rng)
-from ..hermite import noise_variance
+from ..hermite import alpha
+from .equivalents import linear_model
 from .softmax import orthonormal_input, scores, softmax_rows
 from .ties import TIES
 
@@ -214,7 +215,7 @@ def _sample(ell, d, heads, beta, tie, d_head, d_value, groups, equivalent, rng, 
     for h, (q, k, _) in enumerate(layout):
         heads_of_score.setdefault((q, k), []).append(h)
 
-    noise = math.sqrt(noise_variance(beta))
+    noise = alpha(beta)
     O = np.zeros((ell, d))
     for (q, k), members in heads_of_score.items():
         S = scores(queries[q], keys[k])
@@ -223,12 +224,10 @@ def _sample(ell, d, heads, beta, tie, d_head, d_value, groups, equivalent, rng, 
             for h in members:
                 O += (core @ centred_values[layout[h][2]]) @ W_O[h]
             continue
-        S *= beta
         sharing = [[h] for h in members] if noise_per_head else [members]
-        for i, noise_members in enumerate(sharing):
-            core = S if i == len(sharing) - 1 else S.copy()
-            core += noise * rng.standard_normal((ell, ell))
-            core /= ell                                  # (βS + αZ)/ℓ; P is applied to V
+        for noise_members in sharing:
+            core = linear_model(S, beta, noise, rng.standard_normal((ell, ell)))
+            core *= 1.0 / math.sqrt(ell)                 # (βS + αZ)/ℓ; P is applied to V
             for h in noise_members:
                 O += (core @ centred_values[layout[h][2]]) @ W_O[h]
     O *= math.sqrt(ell / d)

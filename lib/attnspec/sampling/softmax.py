@@ -36,12 +36,12 @@ def gaussian_factors(ell, width, rng, count=2):
 
 
 def scores(Q, K):
-    """S = Q Kᵀ/√d_qk. Q is rescaled first (ℓ·d_qk operations instead of ℓ²)."""
+    """S = Q Kᵀ/√d_qk (MATH.md §1). Q is rescaled first (ℓ·d_qk operations, not ℓ²)."""
     return (Q * (1.0 / math.sqrt(Q.shape[1]))) @ K.T
 
 
 def softmax_rows(S, beta, out=None):
-    """Row-wise softmax(βS), computed as exp(β(S − row max)) / row sum.
+    """Row-wise softmax(βS) (MATH.md §1), computed as exp(β(S − row max)) / row sum.
 
     The row maximum of S is subtracted *before* multiplying by β, so every exponent is ≤ 0
     and the row maximum gives exp(0) = 1: the result is finite for any finite β (a huge β
@@ -56,7 +56,7 @@ def softmax_rows(S, beta, out=None):
 
 
 def project_rows(M):
-    """M P with P = I − 11ᵀ/ℓ, i.e. M minus its row means (a new array)."""
+    """M P with P = I − 11ᵀ/ℓ (MATH.md §1), i.e. M minus its row means (a new array)."""
     return M - M.mean(axis=1, keepdims=True)
 
 
