@@ -157,11 +157,71 @@ def test_row_sum_fluctuation_terms():
     big = attnspec.row_sum_fluctuation(0.8, 10**6, 10**6)
     assert big.total == pytest.approx(big.exact, rel=1e-3)
     assert f.exact == pytest.approx(f.total, rel=0.02)
-    assert math.isnan(attnspec.row_sum_fluctuation(1.0, 10, 4).exact)    # 4β² ≥ d_qk
     for bad in ({"beta": 0.0}, {"ell": 0}, {"d_qk": 1.5}, {"beta": math.nan}):
         kwargs = {"beta": 1.0, "ell": 10, "d_qk": 10, **bad}
         with pytest.raises((ValueError, TypeError), match=next(iter(bad))):
             attnspec.row_sum_fluctuation(**kwargs)
+
+
+def _chi2_oracle(beta, ell, d_qk):
+    """sd(r)/E r by quadrature over ‖q‖² ~ χ²(d_qk), from the conditional moments alone.
+
+    Given ‖q‖² = t the ℓ terms e^{βS} are i.i.d. log-normal with σ² = t/d_qk:
+    E[r | t] = ℓ e^{β²t/(2d)} and E[r² | t] = ℓ e^{2β²t/d} + ℓ(ℓ − 1) e^{β²t/d}.
+    """
+    mpmath = pytest.importorskip("mpmath")
+    with mpmath.workdps(50):
+        b, n, d = mpmath.mpf(beta), mpmath.mpf(ell), mpmath.mpf(d_qk)
+        norm = 2 ** (d / 2) * mpmath.gamma(d / 2)
+
+        def mean(f):
+            return mpmath.quad(lambda t: f(t) * t ** (d / 2 - 1) * mpmath.exp(-t / 2) / norm,
+                               [0, d, 10 * d, mpmath.inf])
+
+        m1 = mean(lambda t: n * mpmath.exp(b * b * t / (2 * d)))
+        m2 = mean(lambda t: n * mpmath.exp(2 * b * b * t / d)
+                  + n * (n - 1) * mpmath.exp(b * b * t / d))
+        return float(mpmath.sqrt(m2 - m1 ** 2) / m1)
+
+
+@pytest.mark.parametrize("beta, ell, d_qk", [(1e-3, 10, 5), (0.5, 1000, 1000), (1.0, 10, 5),
+                                             (1.5, 3, 64), (2.0, 100, 17), (1e-8, 1, 1)])
+def test_row_sum_fluctuation_exact_against_quadrature(beta, ell, d_qk):
+    """The closed form against an independent quadrature, small β included (no cancellation)."""
+    assert attnspec.row_sum_fluctuation(beta, ell, d_qk).exact == pytest.approx(
+        _chi2_oracle(beta, ell, d_qk), rel=1e-12, abs=0)
+
+
+def test_row_sum_fluctuation_at_tiny_beta():
+    """β² underflows: every value is still β/√ℓ (query part β⁴/(2d) negligible); 1e-13
+    allows for the rounding of log β ≈ −460 in the logarithmic evaluation."""
+    for beta in (1e-200, 1e-160, 1e-8):
+        f = attnspec.row_sum_fluctuation(beta, 10, 5)
+        for value in (f.keys, f.total, f.exact, f.within_draw):
+            assert value == pytest.approx(beta / math.sqrt(10), rel=1e-13, abs=0)
+
+
+def test_row_sum_fluctuation_diverges_at_four_beta_squared():
+    """Var rᵢ needs E e^{2βSᵢₖ} = (1 − 4β²/d_qk)^{−d_qk/2}: +∞ once 4β² ≥ d_qk > β²."""
+    for beta, d_qk in [(1.0, 4), (1.0, 2), (1.9, 4), (0.5, 1)]:
+        f = attnspec.row_sum_fluctuation(beta, 10, d_qk)
+        assert f.exact == math.inf and f.within_draw == math.inf
+        assert math.isfinite(f.keys) and math.isfinite(f.query)
+    # and it grows without bound as 4β² → d_qk from below (continuity with the +∞): at d_qk = 4,
+    # β = 1 − ε, E rᵢ² ∝ (1 − β²)^{−2} ≈ (2ε)^{−2}, so sd(rᵢ)/E rᵢ grows like 1/ε
+    below = [attnspec.row_sum_fluctuation(1 - eps, 10, 4).exact for eps in (1e-3, 1e-6, 1e-9)]
+    assert below[1] / below[0] == pytest.approx(1e3, rel=1e-2)
+    assert below[2] / below[1] == pytest.approx(1e3, rel=1e-5)
+
+
+def test_row_sum_fluctuation_refuses_where_it_has_no_value():
+    # β² ≥ d_qk: E rᵢ = ∞, so sd/mean is ∞/∞
+    for beta, d_qk in [(1.0, 1), (2.0, 4), (3.0, 4)]:
+        with pytest.raises(ValueError, match="beta.*d_qk"):
+            attnspec.row_sum_fluctuation(beta, 10, d_qk)
+    # finite but beyond float64: β = 26 and d_qk = 2705 > 4β² = 2704
+    with pytest.raises(ValueError, match="float64"):
+        attnspec.row_sum_fluctuation(26.0, 10, 2705)
 
 
 @pytest.mark.parametrize("beta", [0.5, 1.0])
@@ -264,8 +324,45 @@ def test_onset_summary_means_and_crossings():
                                / [1, 2, 4, 8])
     assert summary["onset"] == pytest.approx(1.25) and summary["end"] == pytest.approx(1.75)
     assert summary["onset_se"] == 0.0
+    assert (summary["draws"], summary["onset_crossed"]) == (2, 2)
     assert math.isnan(thresholds.onset_summary(runs[:1])["onset_se"])
     with pytest.raises(ValueError, match="same betas"):
         thresholds.onset_summary([runs[0], {**runs[1], "beta": [0.1, 1.0, 1.5, 2.0]}])
     with pytest.raises(ValueError, match="non-empty"):
         thresholds.onset_summary([])
+
+
+def _onset_runs(tops):
+    betas = [0.5, 1.0, 1.5, 2.0]
+    return [{"beta": betas, "edge": [1.0, 1.0, 1.0, 1.0], "max_entry2": top,
+             "row_sum_rel_sd": [0.1] * 4, "m1": [1] * 4} for top in tops]
+
+
+def test_onset_standard_error_only_where_every_draw_crosses():
+    """A draw whose largest entry never clears the edge has no onset: no se, but a count."""
+    # draws crossing at 1.25 and 0.75 (log-linear interpolation: e^{±1} around 1), and one
+    # that stays below the edge; the mean ratio still crosses
+    tops = [np.exp([-2, -1, 1, 2.0]), np.exp([-1, 1, 2, 3.0]), np.full(4, 0.5)]
+    summary = thresholds.onset_summary(_onset_runs(tops))
+    assert (summary["draws"], summary["onset_crossed"]) == (3, 2)
+    assert math.isfinite(summary["onset"]) and math.isnan(summary["onset_se"])
+    assert thresholds.onset_text(summary) == f"{summary['onset']:.3g} ± n/a (2 of 3 draws cross)"
+    assert thresholds.onset_text(summary, crossing=False) == f"{summary['onset']:.3g} ± n/a"
+    # all three cross: the standard error of the per-draw onsets 1.25, 0.75, 1.25
+    tops[2] = tops[0]
+    summary = thresholds.onset_summary(_onset_runs(tops))
+    assert summary["onset_crossed"] == 3
+    assert summary["onset_se"] == pytest.approx(np.std([1.25, 0.75, 1.25], ddof=1) / np.sqrt(3))
+    assert thresholds.onset_text(summary) == f"{summary['onset']:.3g} ± 0.2"
+
+
+def test_onset_text_single_draw_and_no_crossing():
+    one = thresholds.onset_summary(_onset_runs([np.exp([-2, -1, 1, 2.0])]))
+    assert thresholds.onset_text(one) == "1.25 (one draw)"
+    assert thresholds.onset_text(one, crossing=False) == "1.25"
+    none = thresholds.onset_summary(_onset_runs([np.full(4, 0.5)] * 2))
+    assert none["onset_crossed"] == 0 and thresholds.onset_text(none) == "(none in the grid)"
+    with pytest.raises(ValueError, match="onset_summary"):
+        thresholds.onset_text({"onset": 1.0})
+    with pytest.raises(TypeError, match="crossing"):
+        thresholds.onset_text(one, crossing="no")

@@ -19,13 +19,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_float, check_int, check_rng
+from .._validation import check_beta, check_float, check_int, check_rng
 from ..hermite import total_variance
 from ..sampling.softmax import gaussian_factors, scores
 
 __all__ = ["Scale", "ThresholdScales", "threshold_scales", "row_sum_fluctuation",
            "RowSumFluctuation", "largest_entries", "entry_onset", "onset_summary",
-           "SCALE_LABELS"]
+           "onset_text", "SCALE_LABELS"]
 
 #: The three provenance labels a scale can carry.
 SCALE_LABELS = ("literature", "derived", "heuristic")
@@ -185,10 +185,11 @@ class RowSumFluctuation:
     total : float
         √(keys² + query²), the two-term (leading-order) form.
     exact : float
-        sd(rᵢ)/E[rᵢ] computed exactly (χ² moment generating function), nan if 4β² ≥ d_qk.
+        sd(rᵢ)/E[rᵢ] computed exactly (χ² moment generating function); ``inf`` if
+        4β² ≥ d_qk, where E rᵢ² diverges.
     within_draw : float
         The exact value of the same ratio for the rows of one matrix (which share the keys):
-        √(exact² − Var(E[rᵢ | K])/E[rᵢ]²), nan if 4β² ≥ d_qk.
+        √(exact² − Var(E[rᵢ | K])/E[rᵢ]²); ``inf`` if 4β² ≥ d_qk.
     """
 
     keys: float
@@ -207,34 +208,79 @@ def row_sum_fluctuation(beta, ell, d_qk):
 
         E rᵢ = ℓ e^{a₁},   Var rᵢ / (E rᵢ)² = (e^{a₄ − 2a₁} − e^{a₂ − 2a₁})/ℓ + (e^{a₂ − 2a₁} − 1),
 
-    whose leading terms are (e^{β²} − 1)/ℓ (keys) and β⁴/(2 d_qk) (query norm).
+    whose leading terms are (e^{β²} − 1)/ℓ (keys) and β⁴/(2 d_qk) (query norm). aₘ is finite
+    iff mβ² < d_qk (E e^{t qₖkₖ} = (1 − t²)^{−1/2} per coordinate pair, for −1 < t < 1 only): the
+    mean needs β² < d_qk, and the variance is infinite when 4β² ≥ d_qk, so ``exact`` and
+    ``within_draw`` are then ``inf`` (E rᵢ² involves E e^{2βSᵢₖ} = e^{a₄}). Accuracy: within
+    3e-13 relative against mpmath for β from 1e-300 to 26, ℓ up to 1e12 and d_qk up to 1e15,
+    next to the divergence included (the exponent differences are formed in closed form,
+    without cancellation, and carried in logarithms, so β² may underflow).
 
     Parameters
     ----------
     beta : float
-        Inverse temperature β > 0.
+        Inverse temperature 0 < β ≤ 26 (``BETA_MAX``), with β² < d_qk.
     ell, d_qk : int
         Tokens ℓ ≥ 1 and query/key width d_qk ≥ 1.
 
     Returns
     -------
     RowSumFluctuation
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of its range; if β² ≥ d_qk, where E rᵢ is infinite and the
+        ratio sd(rᵢ)/E rᵢ has no value; or if the finite exact ratio exceeds the float64
+        range (4β² just below d_qk).
     """
-    beta = check_float("beta", beta, min=0, min_open=True)
+    beta = check_beta(beta)
     ell = check_int("ell", ell, min=1)
     d_qk = check_int("d_qk", d_qk, min=1)
-    keys = math.sqrt(total_variance(beta) / ell)
-    query = beta * beta / math.sqrt(2 * d_qk)
-    exact = within = math.nan
+    if beta * beta >= d_qk:
+        raise ValueError(f"beta**2 must be < d_qk (E r_i is infinite otherwise, so "
+                         f"sd(r_i)/E r_i has no value); got beta={beta!r}, d_qk={d_qk!r}")
+    log_b2, log_ell = 2 * math.log(beta), math.log(ell)
+    keys = math.exp(0.5 * (_log_expm1_from_log(log_b2) - log_ell))
+    query = math.exp(log_b2 - 0.5 * math.log(2 * d_qk))
+    exact = within = math.inf                               # E rᵢ² = ∞ when 4β² ≥ d_qk
     if 4 * beta * beta < d_qk:
-        def a(m):
-            return -0.5 * d_qk * math.log1p(-m * beta * beta / d_qk)
-        query_part = math.expm1(a(2) - 2 * a(1))          # Var(E[r|q]) / (E r)²
-        key_part = (math.exp(a(4) - 2 * a(1)) - math.exp(a(2) - 2 * a(1))) / ell
-        exact = math.sqrt(key_part + query_part)
-        # rows of one matrix share K: subtract Var(E[r|K]) / (E r)² = query_part / ℓ
-        within = math.sqrt(max(key_part + query_part * (1 - 1 / ell), 0.0))
+        # the differences of exponents in closed form, free of cancellation at small β:
+        # with x = β²/d, y = x/(1−x) and w = 2x/(1−2x),
+        #   u = a₂ − 2a₁ = −(d/2) log1p(−y²) = β⁴/(2d(1−x)²) · ρ(y²),
+        #   v = a₄ − a₂ = −(d/2) log1p(−w)  = β²/(1−2x) · ρ(w),   ρ(z) = −log1p(−z)/z,
+        # taken in logarithms from log β², which does not underflow
+        x = beta * beta / d_qk
+        y, w = x / (1 - x), 2 * x / (1 - 2 * x)
+        log_u = (2 * log_b2 - math.log(2 * d_qk) - 2 * math.log1p(-x)
+                 + math.log(_log1p_ratio(y * y)))
+        log_v = log_b2 - math.log1p(-2 * x) + math.log(_log1p_ratio(w))
+        # in logarithms, so that a ratio near the divergence does not overflow on the way
+        log_query = _log_expm1_from_log(log_u)              # Var(E[r|q]) / (E r)²
+        log_key = math.exp(log_u) + _log_expm1_from_log(log_v) - log_ell
+        # rows of one matrix share K: subtract Var(E[r|K]) / (E r)² = query part / ℓ
+        log_shared = log_query + math.log1p(-1 / ell) if ell > 1 else -math.inf
+        try:
+            exact = math.exp(0.5 * np.logaddexp(log_key, log_query))
+            within = math.exp(0.5 * np.logaddexp(log_key, log_shared))
+        except OverflowError:
+            raise ValueError(
+                f"sd(r_i)/E r_i exceeds the float64 range at beta={beta!r}, d_qk={d_qk!r} "
+                f"(4 beta**2 = {4 * beta * beta!r} is too close to d_qk)") from None
     return RowSumFluctuation(keys, query, math.hypot(keys, query), exact, within)
+
+
+def _log_expm1_from_log(log_v):
+    """log(e^v − 1) from log v: no underflow for tiny v, no overflow for large v."""
+    if log_v < -30.0:                       # v < 1e-13: log(expm1(v)/v) = v/2 + O(v²)
+        return log_v + 0.5 * math.exp(log_v)
+    v = math.exp(log_v)
+    return v + math.log1p(-math.exp(-v)) if v > 30.0 else math.log(math.expm1(v))
+
+
+def _log1p_ratio(z):
+    """−log1p(−z)/z for 0 ≤ z < 1 (1 at z = 0)."""
+    return -math.log1p(-z) / z if z > 0 else 1.0
 
 
 @functools.lru_cache(maxsize=512)
@@ -272,8 +318,8 @@ def largest_entries(ell, betas, rng=None, *, c=1.0):
 
     Notes
     -----
-    Cost: one ℓ×d_qk×ℓ product, then per β one ℓ×ℓ exponential (about 0.1 s at ℓ = 1000)
-    and, the first time a β is seen, the edge of ν_∞ (about 0.05 s).
+    Cost: one ℓ×d_qk×ℓ product, then per β one ℓ×ℓ exponential and, the first time a β is
+    seen, the edge of ν_∞ (cached); no singular value decomposition.
     """
     ell = check_int("ell", ell, min=2)
     c = check_float("c", c, min=0, min_open=True)
@@ -369,8 +415,12 @@ def onset_summary(runs):
         ``"ratio_se"``, ``"cross_ratio"`` (mean of (max Mᵢⱼ² + 2s)/z₊², s = e^{β²} − 1, the
         cross estimate with a typical row and column), ``"row_sum_rel_sd"`` and
         ``"row_sum_rel_sd_se"``, ``"m1"``; floats ``"onset"``, ``"end"`` (crossings of the mean
-        ratio, :func:`entry_onset`), ``"onset_se"`` (standard deviation of the per-draw onsets
-        over √draws; nan with one draw or when a draw has no crossing) and ``"cross_onset"``.
+        ratio, :func:`entry_onset`), ``"onset_se"`` and ``"cross_onset"``; ints ``"draws"``
+        and ``"onset_crossed"``, the number of draws whose own ratio crosses the edge upward.
+        ``"onset_se"`` is the standard deviation of the per-draw onsets over √draws, defined
+        only when every draw crosses and there are at least two: a draw whose largest entry
+        never clears the edge has no onset, and leaving it out would bias the spread, so the
+        standard error is nan then (:func:`onset_text` reports the count instead).
     """
     if not runs:
         raise ValueError("runs must be a non-empty list of largest_entries results")
@@ -390,11 +440,57 @@ def onset_summary(runs):
                                                                                 np.nan)
 
     onset, end = entry_onset(betas, ratio.mean(axis=0), np.ones_like(betas))
-    per_draw = [entry_onset(betas, r, np.ones_like(betas))[0] for r in ratio]
-    onset_se = float(np.std(per_draw, ddof=1) / math.sqrt(n)) if n > 1 else math.nan
+    per_draw = np.array([entry_onset(betas, r, np.ones_like(betas))[0] for r in ratio])
+    crossed = int(np.count_nonzero(np.isfinite(per_draw)))
+    onset_se = float(np.std(per_draw, ddof=1) / math.sqrt(n)) if 1 < n == crossed \
+        else math.nan
     return {"beta": betas, "edge": edge, "ratio": ratio.mean(axis=0), "ratio_se": se(ratio),
             "cross_ratio": cross.mean(axis=0), "row_sum_rel_sd": rows.mean(axis=0),
             "row_sum_rel_sd_se": se(rows),
             "m1": np.mean([run["m1"] for run in runs], axis=0), "onset": onset,
-            "end": end, "onset_se": onset_se,
+            "end": end, "onset_se": onset_se, "draws": n, "onset_crossed": crossed,
             "cross_onset": entry_onset(betas, cross.mean(axis=0), np.ones_like(betas))[0]}
+
+
+def onset_text(summary, crossing=True):
+    """The onset of an :func:`onset_summary` as text, with its standard error where it has one.
+
+    Parameters
+    ----------
+    summary : dict
+        A result of :func:`onset_summary`.
+    crossing : bool
+        Append ``" (k of n draws cross)"`` when some draw has no onset of its own (a table
+        that shows the count in a column of its own passes False).
+
+    Returns
+    -------
+    str
+        ``"1.09 ± 0.08"`` when every draw crosses; ``"1.27 ± n/a (2 of 3 draws cross)"`` when
+        some draw never crosses (no standard error, see :func:`onset_summary`); ``"1.09"``
+        followed by ``" (one draw)"`` for a single draw; ``"(none in the grid)"`` when the
+        mean ratio never crosses the edge.
+
+    Examples
+    --------
+    >>> onset_text({"onset": 1.2683, "onset_se": float("nan"), "draws": 3,
+    ...             "onset_crossed": 2})
+    '1.27 ± n/a (2 of 3 draws cross)'
+    """
+    if not isinstance(crossing, bool):
+        raise TypeError(f"crossing must be a bool; got crossing={crossing!r}")
+    try:
+        onset, se = float(summary["onset"]), float(summary["onset_se"])
+        n, crossed = int(summary["draws"]), int(summary["onset_crossed"])
+    except (KeyError, TypeError, ValueError):
+        raise ValueError("summary must be a result of onset_summary (with onset, onset_se, "
+                         f"draws and onset_crossed); got summary={summary!r}") from None
+    if not math.isfinite(onset):
+        return "(none in the grid)"
+    text = f"{onset:.3g}"
+    if n == 1:
+        return text + (" (one draw)" if crossing else "")
+    text += f" ± {se:.1g}" if math.isfinite(se) else " ± n/a"
+    if crossing and crossed < n:
+        text += f" ({crossed} of {n} draws cross)"
+    return text

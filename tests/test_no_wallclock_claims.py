@@ -1,0 +1,69 @@
+"""The book's prose states no typed wall-clock time for a computation.
+
+A time in milliseconds, seconds or minutes measured on the authors' machine is not reproducible
+on a reader's: the pages state costs as ratios (``make bench``) or glue a value computed in the
+page. Durations of class activities ("90 minutes", "10 min") are not computations and stay.
+
+A sentence is flagged when it names a time unit and also a computing context (cores, a machine,
+something that takes or costs time). Table rows (the lesson schedules) and code blocks are
+not prose. The MyST pages and the introduction are read as files; nothing is executed.
+"""
+
+import re
+
+import pytest
+
+from helpers import ROOT
+
+TIME_UNIT = re.compile(r"\b(milliseconds?|seconds|ms|minutes?|min)\b", re.IGNORECASE)
+COMPUTING = re.compile(
+    r"\b(cores?|CPU|machine(?!\s+learning)|laptop|takes?|costs?|executes?)\b", re.IGNORECASE)
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z{(`$*-])")
+
+
+def _prose_pages():
+    pages = sorted((ROOT / "chapters").glob("*.md")) + [ROOT / "intro.md"]
+    return [(page.name, page.read_text(encoding="utf-8")) for page in pages]
+
+
+def wallclock_sentences(text):
+    """Sentences of ``text`` that state a time unit in a computing context."""
+    text = re.sub(r"```.*?```", " ", text, flags=re.DOTALL)  # code blocks are not prose
+    text = re.sub(r"^\|.*$", " ", text, flags=re.MULTILINE)  # nor are table rows (schedules)
+    flagged = []
+    for paragraph in re.split(r"\n\s*\n", text):
+        for sentence in SENTENCE_END.split(" ".join(paragraph.split())):
+            if TIME_UNIT.search(sentence) and COMPUTING.search(sentence):
+                flagged.append(sentence)
+    return flagged
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Each step is explicit, which makes the density cheap: 400 points take a few "
+        "milliseconds.",
+        "On two cores that is one to three seconds.",
+        "The published defaults are budgeted at about two minutes per chapter on two cores.",
+        "The default run takes about two minutes on one core.",
+    ],
+)
+def test_the_check_flags_typed_timings(sentence):
+    assert wallclock_sentences(sentence) == [sentence]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Each session below is 90 minutes: a short lecture on the statement.",
+        "In class: the kernel of the matrix (mathematical, 10 min) and a rerun (20 min).",
+        "One draw costs at most three eigenvalue computations (`make bench`).",
+    ],
+)
+def test_the_check_spares_class_durations_and_ratios(sentence):
+    assert wallclock_sentences(sentence) == []
+
+
+@pytest.mark.parametrize("name, text", _prose_pages(), ids=lambda v: v if len(v) < 60 else "")
+def test_no_page_states_a_wallclock_time(name, text):
+    assert wallclock_sentences(text) == [], name
