@@ -410,3 +410,14 @@ def test_split_intervals_keep_the_density_at_their_cuts():
     assert cuts.size and np.all(law.pdf(cuts) > 0)
     assert_allclose(law.pdf(cuts), law.density(cuts), rtol=1e-12)
     assert law.support() == law.intervals()[0]
+
+
+def test_unresolved_law_error_is_the_base_accuracy_error():
+    """UnresolvedLawError is a LawAccuracyError (hence a ValueError), exported at the top
+    level: code that catches either name catches the multi-head refusals."""
+    import attnspec
+    from attnspec.laws.base import LawAccuracyError
+
+    assert attnspec.UnresolvedLawError is UnresolvedLawError
+    assert issubclass(UnresolvedLawError, LawAccuracyError)
+    assert issubclass(UnresolvedLawError, ValueError)

@@ -16,11 +16,14 @@ Internal module: the public surface is :mod:`attnspec.laws.multihead`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from math import comb
 
 import numpy as np
 
 from ..hermite import noise_variance, total_variance
-from .series import free_cumulant_moments
+from .ladder import continue_to_axis
+from .series import free_cumulant_moments, free_cumulants, series_product, series_reverse
+from .transforms import mp_edges, mp_moment, nu_inf_free_cumulants, nu_inf_inverse_cauchy
 
 __all__ = ["Chain", "Jet", "Point"]
 
@@ -80,19 +83,19 @@ def mp_cauchy(r, y):
     ``G(r) = [r + y - 1 - sqrt(r - e_-) sqrt(r - e_+)] / (2 y r)``, ``e_± = (1 ± sqrt y)²``; the
     product of two principal roots is the branch analytic off ``[e_-, e_+]`` with ``G ~ 1/r``.
     """
-    em, ep = (1 - np.sqrt(y)) ** 2, (1 + np.sqrt(y)) ** 2
+    em, ep = mp_edges(y)
     root = jsqrt(r - em) * jsqrt(r - ep)
     return (r + (y - 1) - root) / (2 * y * r)
 
 
 def _mp_cauchy_explicit(r, y):
     """:func:`mp_cauchy` and its derivative dG/dr on complex arrays."""
-    em, ep = (1 - np.sqrt(y)) ** 2, (1 + np.sqrt(y)) ** 2
-    s1, s2 = np.sqrt(r - em), np.sqrt(r - ep)
-    root = s1 * s2
-    G = (r + (y - 1) - root) / (2 * y * r)
-    droot = (2 * r - em - ep) / (2 * root)
-    return G, (1 - droot) / (2 * y * r) - G / r
+    em, ep = mp_edges(y)
+    root = np.sqrt(r - em) * np.sqrt(r - ep)
+    inv = 1 / ((2 * y) * r)
+    G = (r + (y - 1) - root) * inv
+    droot = (r - 0.5 * (em + ep)) / root
+    return G, (1 - droot) * inv - G / r
 
 
 class Point:
@@ -138,8 +141,7 @@ class Chain:
     def _head_untied(self, g):
         """Attention core ν∞(β, c) then the value map ⊠ MP(a), parametrised by the symmetrised
         Cauchy variable g of ν∞:  K(g) = 1/g + α²g + β²g/(1 - cβ²g²)."""
-        b2 = self.b2
-        K = 1 / g + self.alpha2 * g + b2 * g / (1 - self.c * b2 * g * g)
+        K = nu_inf_inverse_cauchy(g, self.alpha2, self.b2, self.c)
         tau = 1 - self.a + self.a * g * K   # = 1 - a + a w3 G_nu(w3)
         return K * K * tau, (g / K) / tau
 
@@ -189,11 +191,8 @@ class Chain:
                      up + [w1, w2], down + [Gh, GY])
 
     def _untied_explicit(self, g):
-        A, B, C, a = self.alpha2, self.b2, self.c * self.b2, self.a
-        g2 = g * g
-        den = 1 - C * g2
-        K = 1 / g + A * g + B * g / den
-        dK = -1 / g2 + A + B * (1 + C * g2) / (den * den)
+        a = self.a
+        K, dK = nu_inf_inverse_cauchy(g, self.alpha2, self.b2, self.c, derivative=True)
         u = g / K
         du = (1 - u * dK) / K
         th = 1 - a + a * g * K
@@ -203,27 +202,26 @@ class Chain:
                 [K], [u, g])
 
     def _kv_explicit(self, p):
+        """:meth:`_head_kv` with its derivative.  q solves q² + P₁q = P₂/p, so
+        dq/dp = P₂/(p²√disc), and r₁ + r₂ = −P₁/P₂ gives dr₂/dp = −dr₁/dp = 1/(p²√disc)."""
         y = 1.0 / self.c
         P2 = self.b2 / y ** 2
         P1 = self.alpha2 / y
-        disc = P1 * P1 + 4 * P2 / p
-        sd = np.sqrt(disc)
-        dsd = -2 * P2 / (p * p * sd)
+        sd = np.sqrt(P1 * P1 + (4 * P2) / p)
         q = -0.5 * (P1 + sd)
-        dq = -0.5 * dsd
-        r2, dr2 = q / P2, dq / P2
-        pq = p * q
-        r1 = -1 / pq
-        dr1 = (q + p * dq) / (pq * pq)
-        G2, dG2 = _mp_cauchy_explicit(r2, y)
-        G1, dG1 = _mp_cauchy_explicit(r1, y)
+        r2, r1 = q / P2, -1 / (p * q)
+        t = 1 / (p * p * sd)                                  # dr2/dp = −dr1/dp
+        shape, n = np.shape(p), np.size(p)
+        G21, dG21 = _mp_cauchy_explicit(np.concatenate([np.ravel(r2), np.ravel(r1)]), y)
+        G2, G1 = G21[:n].reshape(shape), G21[n:].reshape(shape)
         dr = r1 - r2
         inner = (G2 - G1) / dr
-        dinner = (dG2 * dr2 - dG1 * dr1 - inner * (dr1 - dr2)) / dr
-        J = -inner / (p * P2)
-        dJ = -(dinner - inner / p) / (p * P2)
-        num = 1 + y * (J - 1)
-        return num / p, (y * dJ - num / p) / p, p, np.ones_like(p), [], []
+        dinner = t * (dG21[:n].reshape(shape) + dG21[n:].reshape(shape) + 2 * inner) / dr
+        pP2 = p * P2
+        J = -inner / pP2
+        dJ = (inner / p - dinner) / pP2
+        w2 = (1 + y * (J - 1)) / p
+        return w2, (y * dJ - w2) / p, p, 1.0, [], []
 
     @staticmethod
     def physical(pt, tol=1e-10):
@@ -263,55 +261,81 @@ class Chain:
 
     def polish(self, z, p, least, most=60, tol=1e-14):
         """At least ``least`` Newton steps on z(p) = z, then more on the points not yet
-        converged (|step| > tol·|p|; near an edge Newton is only linear), up to ``most``."""
+        converged, up to ``most``: a point stops after a step s (relative to p) with
+        s ≤ tol, or s ≤ 1e-6 and s³/s_prev² ≤ 1e-20 (the error left after it, predicted from
+        the observed quadratic contraction; near an edge Newton is only linear, and the
+        prediction is not small)."""
         p = self.newton(z, p, least)[0]
         active = np.ones(p.shape, bool)
+        previous = np.zeros(p.shape)
         for _ in range(most - least):
             q = p[active]
             pt = self.evaluate(q)
             step = (pt.z - z[active]) / pt.dz
             p[active] = q - step
-            active[active] = np.abs(step) > tol * np.abs(q)
+            size = np.abs(step) / np.abs(q)
+            done = (size <= tol) | ((size <= 1e-6) & (size ** 3 <= 1e-20 * previous[active] ** 2))
+            previous[active] = size
+            active[active] = ~done
             if not active.any():
                 break
         return p
 
-    def solve_from(self, x, p, most=30, near=2.5):
-        """Newton on z(p) = x from the guesses p (x > 0 real), steps longer than |p|/2
-        shortened to |p|/2 (near a hard edge z ≈ C(p − p₀)^k: plain Newton approaches the
-        root monotonically along its ray, where Newton on log z overshoots to a neighbouring
-        root of the cluster around p₀).  A point stops after the step that follows
-        |z − x| ≤ 1e-15 x or |Δp| ≤ 1e-14 |p|, or when its residual, below 1e-10 x, stops
-        falling (the rounding level of z).  Returns (Point at the solutions, ok) with ok where
-        |z − x| ≤ 1e-10 x on the physical sheet (:meth:`physical`) within ``near`` of the
-        guess in log p (a root far from a good guess may belong to another sheet even when
-        it passes :meth:`physical`)."""
+    def solve_from(self, x, p, most=30, near=2.5, root=1):
+        """Newton on z(p)^{1/root} = x^{1/root} from the guesses p (x > 0 real), steps longer
+        than |p|/2 shortened to |p|/2 (near a hard edge z ≈ C(p − p₀)^k: plain Newton,
+        root = 1, approaches the root monotonically along its ray, the distance to p₀
+        shrinking by 1 − 1/k per step; with 1 < root ≤ k by 1 − root/k, still monotonically,
+        so root = 2 is exact for k = 2 and three times faster for k = 3, whereas Newton on
+        log z, root → ∞, overshoots to a neighbouring root of the cluster around p₀).
+        ``root`` is a positive integer or an array of them (one per point): root = k, the
+        order of the zero, converges quadratically near such an edge.
+
+        A point stops after the step that follows |z − x| ≤ 1e-15 x or |Δp| ≤ 1e-14 |p|,
+        or when its residual, below 1e-10 x, stops falling (the rounding level of z), or
+        after a step s_k ≤ 1e-6 whose error, predicted from the observed quadratic
+        contraction, s_k³/s_{k−1}² (relative to p), is ≤ 1e-20.  Returns (Point at the
+        solutions, ok) with ok where |z − x| ≤ 1e-10 x on the physical sheet
+        (:meth:`physical`) within ``near`` of the guess in log p (a root far from a good
+        guess may belong to another sheet even when it passes :meth:`physical`)."""
         p = np.array(p, dtype=complex)
         start = p.copy()
-        active = np.ones(p.shape, bool)
-        last = np.full(p.shape, np.inf)
+        idx = np.arange(p.size)                 # the points still iterating, compacted
+        q, xa = p.copy(), np.asarray(x, dtype=float).copy()
+        ra = np.broadcast_to(np.asarray(root, dtype=float), p.shape).copy()
+        plain = bool(np.all(ra == 1))
+        last = np.full(p.shape, np.inf)         # residual at the previous step
+        previous = np.zeros(p.shape)            # size of the last full Newton step (0: none)
         with np.errstate(all="ignore"):
             for _ in range(most):
-                q = p[active]
                 pt = self.evaluate(q)
-                res = np.abs(pt.z - x[active])
-                step = (pt.z - x[active]) / (pt.dz * q)        # Newton step, relative to p
+                diff = pt.z - xa
+                res = np.abs(diff)
+                if plain:                                       # Newton step, relative to p
+                    step = diff / (pt.dz * q)
+                else:
+                    step = ra * pt.z * (1 - (xa / pt.z) ** (1 / ra)) / (pt.dz * q)
                 size = np.abs(step)
-                falling = np.isfinite(step) & ((res < 0.5 * last[active])
-                                               | (res > 1e-10 * x[active]))
-                go = falling & (size > 1e-14) & (res > 1e-15 * x[active])
-                step = np.where(size > 0.5, 0.5 * step / size, step)
-                p[active] = np.where(falling, q * (1 - step), q)      # a last step when done
-                last[active] = res
-                active[active] = go
-                if not active.any():
+                falling = np.isfinite(step) & ((res < 0.5 * last) | (res > 1e-10 * xa))
+                converged = (size <= 1e-6) & (size ** 3 <= 1e-20 * previous ** 2)
+                go = falling & (size > 1e-14) & (res > 1e-15 * xa) & ~converged
+                long = size > 0.5
+                step = np.where(long, 0.5 * step / size, step)
+                q = np.where(falling, q * (1 - step), q)        # a last step when done
+                p[idx] = q
+                if go.all():
+                    last, previous = res, np.where(long, 0.0, size)
+                    continue
+                if not go.any():
                     break
+                idx, q, xa, ra = idx[go], q[go], xa[go], ra[go]
+                last, previous = res[go], np.where(long, 0.0, size)[go]
             pt = self.evaluate(p)
             ok = ((np.abs(pt.z - x) <= 1e-10 * x) & self.physical(pt)
                   & (np.abs(np.log(p / start)) <= near))
         return pt, ok
 
-    def cauchy_on_axis(self, x, scale, eta=0.0, guess=None, fallback=True):
+    def cauchy_on_axis(self, x, scale, eta=0.0, guess=None, fallback=True, root=1):
         """G_Y(x + iη) for real x (default η = 0⁺, the boundary value), and the parameter p.
 
         With starting points ``guess`` (complex array like x; NaN where there is none) and
@@ -322,7 +346,7 @@ class Chain:
         that end off the physical sheet are redone with a long ladder (50·scale down to
         1e-9·scale, η divided by ≤ 2.2 per level, two steps each), and those still off the
         sheet with a longer one (≤ 1.3).  With ``fallback=False`` the points that need the
-        ladder get NaN instead.
+        ladder get NaN instead; ``root`` is passed to :meth:`solve_from`.
         """
         x = np.asarray(x, dtype=float)
         G = np.empty(x.shape, complex)
@@ -330,7 +354,7 @@ class Chain:
         todo = np.ones(x.shape, bool)
         if guess is not None and eta == 0:
             has = (x > 0) & np.isfinite(guess)
-            pt, ok = self.solve_from(x[has], guess[has])
+            pt, ok = self.solve_from(x[has], guess[has], root=root)
             idx = np.flatnonzero(has)[ok]
             G[idx], p[idx] = pt.G[ok], pt.p[ok]
             todo[idx] = False
@@ -343,101 +367,74 @@ class Chain:
     def _robust(self, x, scale, eta, near_zero=1e-3):
         """The η-ladder of :meth:`cauchy_on_axis` (no starting guesses); points with
         |x| < near_zero·scale always take the long ladder."""
-        G, p, G_low = self._ladder(x, scale, eta, top=10.0, ratio=10.0, iters=1, bottom=1e-6)
+        G, p, G_low, ok = self._ladder(x, scale, eta, top=10.0, ratio=10.0, iters=1,
+                                       bottom=1e-6)
         # a density that collapses (but not to 0) between the last ladder level and η = 0
         # means the final Newton steps jumped to another sheet (or x is within ~η of an
         # edge); a real solution is checked by the Cauchy–Schwarz test of physical()
         collapsed = (-G.imag < 0.5 * -G_low.imag) & (np.abs(G.imag) > 1e-12 * np.abs(G))
-        redo = ~self.is_physical(p) | (np.abs(x) < near_zero * scale) | collapsed
+        redo = ~ok | (np.abs(x) < near_zero * scale) | collapsed
         for ratio in (2.2, 1.3):         # long ladders for the flagged points
             if not redo.any():
                 break
-            G[redo], p[redo], _ = self._ladder(x[redo], scale, eta, top=50.0, ratio=ratio,
-                                                iters=2)
-            redo[redo] = ~self.is_physical(p[redo])
+            G[redo], p[redo], _, ok = self._ladder(x[redo], scale, eta, top=50.0, ratio=ratio,
+                                                   iters=2)
+            redo[redo] = ~ok
         return G, p
 
     def _ladder(self, x, scale, eta, top, ratio, iters, bottom=1e-9, final=2):
         """Newton on z(p) = x + iη', continued down a geometric ladder η' = top·scale … η_min
-        with a first-order predictor p += iΔη'/z'(p), then ``final`` Newton steps at η.  For
-        η = 0 the ladder stops at η_min = min(bottom·scale, 1e-3·|x|), so that points near 0
-        are resolved.  Returns G_Y at η, p, and G_Y at the last ladder level."""
-        low = np.minimum(bottom * scale, 1e-3 * np.abs(x) + 1e-300) if eta == 0 else eta
+        (:func:`~attnspec.freeprob.ladder.continue_to_axis` with the first-order predictor
+        p += iΔη'/z′(p) and ``iters`` Newton steps per level), then ``final`` Newton steps
+        at η.  For η = 0 the ladder stops at η_min = min(bottom·scale, 1e-3·|x|), so that
+        points near 0 are resolved; η' falls by at most ``ratio`` per level.  Returns G_Y
+        at η, p, G_Y at the last ladder level (one Newton step before its p, as the
+        predictor's z′), and where the end is :meth:`physical`."""
+        x = np.asarray(x, dtype=float)
+        low = (np.minimum(bottom * scale, 1e-3 * np.abs(x) + 1e-300) if eta == 0
+               else np.full(x.shape, float(eta)))
         span = scale * top / np.min(low) if np.size(x) else 1.0
         levels = max(int(np.ceil(np.log(span) / np.log(ratio))) + 1, 2)
-        etas = scale * top * (low / (scale * top)) ** np.linspace(0, 1, levels)[:, None]
-        etas = etas * np.ones_like(x)
+        last = []                                   # the chain at the last Newton step
+
+        def newton_step(q, z):                      # correction and dp/dz = 1/z′(p)
+            last[:] = [self.evaluate(q)]
+            return (last[0].z - z) / last[0].dz, 1 / last[0].dz
+
         with np.errstate(all="ignore"):
-            p = self.initial(x + 1j * etas[0])
-            p, dz, _ = self.newton(x + 1j * etas[0], p, 2)
-            for prev, now in zip(etas[:-1], etas[1:]):
-                p = p + 1j * (now - prev) / dz
-                p, dz, G_low = self.newton(x + 1j * now, p, iters)
-            p = self.polish(x + 1j * eta, p + 1j * (eta - etas[-1]) / dz, final)
-            return self.evaluate(p).G, p, G_low
+            # the top level from the large-|z| guess: two Newton steps, then the ladder
+            p_top = self.newton(x + 1j * scale * top, self.initial(x + 1j * scale * top), 1)[0]
+            p = continue_to_axis(x, newton_step, lambda z: p_top, scale, top=top,
+                                 bottom=low / scale, levels=levels, newton_steps=iters,
+                                 tol=0.0, tangent=True)
+            pt = last[0] if last and last[0].p.shape == x.shape else self.evaluate(p)
+            p = self.polish(x + 1j * eta, p + 1j * (eta - low) / pt.dz, final)
+            end = self.evaluate(p)
+            return end.G, p, pt.G, self.physical(end)
 
 
 # ---- moments by exact power-series arithmetic (S- and R-transforms) ----------------------------
-def _mul(a, b, n):
-    return np.convolve(a, b)[: n + 1]
-
-
-def _compose(f, g, n):
-    """Coefficients of f(g(t)) up to t^n (g[0] = 0)."""
-    out = np.zeros(n + 1)
-    for coef in f[: n + 1][::-1]:
-        out = _mul(out, g, n)
-        out[0] += coef
-    return out
-
-
-def _reverse(f, n):
-    """Compositional inverse of f (f[0] = 0, f[1] ≠ 0) up to t^n."""
-    g = np.zeros(n + 1)
-    g[1] = 1.0 / f[1]
-    for k in range(2, n + 1):
-        g[k] -= _compose(f, g, k)[k] / f[1]
-    return g
-
-
-def moments_from_cumulants(kappa, n):
-    """Moments m_1..m_n from free cumulants κ_1..κ_n (array form of series.free_cumulant_moments)."""
-    return np.array(free_cumulant_moments(lambda j: kappa[j - 1], n)[1:])
-
-
-def cumulants_from_moments(m, n):
-    """Free cumulants from moments: C(u) = ψ(t(u)) with u = t M(t)."""
-    psi = np.concatenate([[0.0], m[:n]])
-    tM = np.concatenate([[0.0, 1.0], m[: n - 1]])
-    return _compose(psi, _reverse(tM, n), n)[1:]
-
-
 def times_mp(m, ratio, n):
     """Moments of μ ⊠ MP(ratio) (MP of mean 1): S-transform times 1/(1 + ratio·w)."""
-    chi = _reverse(np.concatenate([[0.0], m[:n]]), n)
+    chi = series_reverse(np.concatenate([[0.0], m[:n]]), n)
     geometric = (-ratio) ** np.arange(n + 1)                       # 1/(1 + ratio w)
-    return _reverse(_mul(chi, geometric, n), n)[1:]
+    return series_reverse(series_product(chi, geometric, n), n)[1:]
 
 
 def chain_moments(chain, n):
     """Moments m_1..m_n of the output law of ``chain`` (exact series arithmetic), in units of
     ``chain.unit`` (m_k/unit^k)."""
-    b2, c, s, a2 = chain.b2, chain.c, chain.s, chain.alpha2
+    b2, c, a2 = chain.b2, chain.c, chain.alpha2
     if chain.kind == "untied":
-        # ν∞: symmetrised free cumulants κ₂ = s, κ_2j = c^{j-1} β^{2j}; m_k(ν) = M_2k(sym)
-        kappa = np.zeros(2 * n)
-        kappa[1] = s
-        for j in range(2, n + 1):
-            kappa[2 * j - 1] = c ** (j - 1) * b2 ** j
-        head = times_mp(moments_from_cumulants(kappa, 2 * n)[1::2], chain.a, n)
+        # ν∞: symmetrised free cumulants; m_k(ν) = M_2k(sym)
+        kappa = nu_inf_free_cumulants(2 * n, chain.beta, c, unit=chain.unit)
+        head = times_mp(np.array(free_cumulant_moments(kappa, 2 * n)[2::2]), chain.a, n)
     else:
         y = 1.0 / c
-        mp = moments_from_cumulants(y ** np.arange(2 * n), 2 * n)     # MP(y): κ_k = y^{k-1}
-        mp = np.concatenate([[1.0], mp])
-        from math import comb
+        mp = [mp_moment(k, y) for k in range(2 * n + 1)]          # MP(y), m_0..m_2n
         sigma = np.array([sum(comb(k, j) * (b2 / y) ** j * a2 ** (k - j) * mp[k + j]
                               for j in range(k + 1)) for k in range(1, n + 1)])
         head = y * times_mp(sigma / y ** np.arange(1, n + 1), y, n)
     H = chain.heads
-    kappa_T = cumulants_from_moments(head, n) / float(H) ** np.arange(n)
-    return times_mp(moments_from_cumulants(kappa_T, n), chain.gamma, n)
+    kappa_T = free_cumulants(head, n) / float(H) ** np.arange(n)
+    return times_mp(np.array(free_cumulant_moments(kappa_T, n)[1:]), chain.gamma, n)

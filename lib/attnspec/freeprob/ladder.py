@@ -7,10 +7,13 @@ solution of the level above. Continuation in η at fixed x (never along the real
 the physical sheet; a Newton step that would leave the lower half plane (``Im g ≤ 0`` is the
 physical sheet for ``Im z > 0``) is halved until it does not. The unknown may also be a
 vector per point (g of shape (len(x), n), e.g. the n cell values of a vector Dyson
-equation): a point's step is then halved, and the point stops, as a whole. Used by
+equation): a point's step is then halved, and the point stops, as a whole. Optionally each
+level starts from the first-order predictor along the solution branch g(z). Used by
 :class:`attnspec.AttentionLaw` (points the closed-form roots cannot resolve), by the
-subordination densities of chapter 2 and by the variance-profile solver
-(:func:`attnspec.variance_profile_density`).
+subordination densities of chapter 2, by the variance-profile solver
+(:func:`attnspec.variance_profile_density`) and by the multi-head chains
+(:mod:`attnspec.freeprob.chains`, where the unknown is the chain's parameter p, also in the
+lower half plane).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ LADDER_LEVELS, NEWTON_STEPS = 30, 40
 
 
 def continue_to_axis(x, step, start, scale, *, top=4.0, bottom=1e-10, levels=LADDER_LEVELS,
-                     newton_steps=NEWTON_STEPS, tol=1e-13):
+                     newton_steps=NEWTON_STEPS, tol=1e-13, tangent=False):
     r"""G(x + iη) at the bottom of a geometric ladder of η, for real points x (MATH.md §3).
 
     Parameters
@@ -33,7 +36,8 @@ def continue_to_axis(x, step, start, scale, *, top=4.0, bottom=1e-10, levels=LAD
         Real points, 1-D (float or complex dtype with zero imaginary part).
     step : callable
         ``step(g, z)``: the Newton correction ``F/∂F`` for the equation at ``z``
-        (vectorised over matching 1-D arrays).
+        (vectorised over matching 1-D arrays); with ``tangent=True`` the pair
+        ``(F/∂F, dg/dz)``, dg/dz = −∂_zF/∂_gF the slope of the solution branch.
     start : callable
         ``start(z)``: the starting value at the top of the ladder (typically ``1/z``): shape
         ``(len(x),)``, or ``(len(x), n)`` for a vector unknown per point (then ``step``
@@ -46,7 +50,13 @@ def continue_to_axis(x, step, start, scale, *, top=4.0, bottom=1e-10, levels=LAD
     levels, newton_steps : int
         Number of ladder levels, and Newton iterations at most per level.
     tol : float
-        A point stops iterating at a level once its step is below ``tol·|g|``.
+        A point stops iterating at a level once its step is below ``tol·|g|`` (``tol = 0``:
+        always ``newton_steps`` steps).
+    tangent : bool, default False
+        Start each level below the top from the predictor ``g + (dg/dz)·(z_new − z_old)``
+        (dg/dz from the point's last Newton step at the level above; kept where it would
+        leave the lower half plane), so that one Newton step per level suffices on coarse
+        ladders.
 
     Returns
     -------
@@ -66,12 +76,22 @@ def continue_to_axis(x, step, start, scale, *, top=4.0, bottom=1e-10, levels=LAD
     x = np.asarray(x)
     etas = scale * np.geomspace(top, bottom, levels)      # (levels,) or (levels, x.size)
     g = start(x + 1j * etas[0])
+    slope = np.zeros(np.shape(g), complex) if tangent else None
+    previous = None
     for eta in etas:
         z = x + 1j * eta
+        if tangent and previous is not None:
+            shift = (z - previous).reshape((-1,) + (1,) * (np.ndim(g) - 1))
+            predicted = g + slope * shift
+            off = _per_point(~(np.isfinite(predicted) & (predicted.imag <= 0)), np.ndim(g))
+            g = np.where(off, g, predicted)
+        previous = z
         active = np.arange(x.size)
         for _ in range(newton_steps):
             ga = g[active]
             delta = step(ga, z[active])
+            if tangent:
+                delta, slope[active] = delta
             delta = np.where(np.isfinite(delta), delta, 0.0)
             trial = ga - delta
             for _ in range(30):

@@ -1,14 +1,18 @@
-"""Free cumulants ↔ moments: the moment–cumulant recursion (MATH.md §3).
+"""Free cumulants ↔ moments, and the truncated power-series arithmetic behind them (MATH.md §3).
 
 ``free_cumulant_moments(cumulants, n)`` returns the moments ``m_0..m_n`` of a law from its
-free cumulants, by the generating-function identity M(x) = 1 + Σ_j κ_j x^j M(x)^j.
+free cumulants, by the generating-function identity M(x) = 1 + Σ_j κ_j x^j M(x)^j;
+``free_cumulants(moments, n)`` goes back.  ``series_product``, ``series_compose`` and
+``series_reverse`` are the truncated power-series operations (coefficient arrays, lowest
+order first) that the S-transform arithmetic of :mod:`attnspec.freeprob.chains` uses.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["free_cumulant_moments"]
+__all__ = ["free_cumulant_moments", "free_cumulants", "series_product", "series_compose",
+           "series_reverse"]
 
 
 def free_cumulant_moments(cumulants, n):
@@ -58,3 +62,58 @@ def free_cumulant_moments(cumulants, n):
                 total += kappa[j] * power[order - j]
         m.append(float(total))
     return m
+
+
+def series_product(a, b, n):
+    """Coefficients of a(t)·b(t) up to t^n (arrays of coefficients, lowest order first).
+
+    >>> series_product([1.0, 1.0], [1.0, 1.0], 1).tolist()   # (1 + t)² = 1 + 2t + …
+    [1.0, 2.0]
+    """
+    return np.convolve(a, b)[: n + 1]
+
+
+def series_compose(f, g, n):
+    """Coefficients of f(g(t)) up to t^n, for g with g[0] = 0 (Horner's scheme).
+
+    >>> series_compose([0.0, 1.0, 1.0], [0.0, 2.0], 2).tolist()   # 2t + 4t²
+    [0.0, 2.0, 4.0]
+    """
+    g = np.asarray(g, dtype=float)
+    out = np.zeros(n + 1)
+    for coef in np.asarray(f, dtype=float)[: n + 1][::-1]:
+        out = series_product(out, g, n)
+        out[0] += coef
+    return out
+
+
+def series_reverse(f, n):
+    """Compositional inverse g of f (f[0] = 0, f[1] ≠ 0), f(g(t)) = t, up to t^n.
+
+    Order by order: [t^k] f(g(t)) = f₁ g_k + (terms in g₁..g_{k−1}) = 0 for k ≥ 2.
+
+    >>> series_reverse([0.0, 1.0, 1.0], 4).tolist()   # t + t² ↦ t − t² + 2t³ − 5t⁴
+    [0.0, 1.0, -1.0, 2.0, -5.0]
+    """
+    f = np.asarray(f, dtype=float)
+    g = np.zeros(n + 1)
+    g[1] = 1.0 / f[1]
+    for k in range(2, n + 1):
+        g[k] -= series_compose(f, g, k)[k] / f[1]
+    return g
+
+
+def free_cumulants(moments, n):
+    r"""Free cumulants κ_1..κ_n of a law from its moments m_1..m_n (inverse of
+    :func:`free_cumulant_moments`).
+
+    With ψ(t) = Σ_{k≥1} m_k t^k and u(t) = t M(t) = t(1 + ψ(t)), the R-series
+    C(u) = Σ κ_k u^k satisfies C(t M(t)) = ψ(t), so C = ψ ∘ u^{-1} (MATH.md §3).
+
+    >>> free_cumulants([1.0, 2.0, 5.0], 3).tolist()   # MP(1): Catalan moments, κ_k = 1
+    [1.0, 1.0, 1.0]
+    """
+    m = np.asarray(moments, dtype=float)[:n]
+    psi = np.concatenate([[0.0], m])
+    t_of_m = np.concatenate([[0.0, 1.0], m[: n - 1]])
+    return series_compose(psi, series_reverse(t_of_m, n), n)[1:]

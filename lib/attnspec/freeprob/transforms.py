@@ -45,14 +45,14 @@ def nu_inf_inverse_cauchy(g, alpha2, beta2, c, derivative=False):
     2.791666666667
     """
     g2 = g * g
-    den = g * (1.0 - c * beta2 * g2)
-    num = 1.0 + beta2 * (1.0 - c) * g2
-    value = num / den + alpha2 * g
+    cb2, b2c = c * beta2, beta2 * (1.0 - c)
+    den = g * (1.0 - cb2 * g2)
+    ratio = (1.0 + b2c * g2) / den                    # K(g) − α²g = num/den
+    value = ratio + alpha2 * g
     if not derivative:
         return value
-    slope = (2 * beta2 * (1.0 - c) * g * den - num * (1.0 - 3 * c * beta2 * g2)) / (
-        den * den) + alpha2
-    return value, slope
+    # (num/den)′ = (num′ − (num/den)·den′)/den, num′ = 2β²(1 − c)g, den′ = 1 − 3cβ²g²
+    return value, (2 * b2c * g - ratio * (1.0 - 3 * cb2 * g2)) / den + alpha2
 
 
 def nu_inf_free_cumulants(n, beta, c, *, unit=1.0):

@@ -94,14 +94,16 @@ from .._validation import (as_float_array, check_float, check_int, check_rng, ch
                            scalar_or_array)
 
 __all__ = ["SpectralLaw", "LawAccuracyError", "MASS_TOL", "MOMENT_TOL", "C_MIN", "C_MAX",
-           "graded_pieces"]
+           "graded_pieces", "KIND_POWER"]
 
 #: Documented domain of the aspect ratio c = ℓ/d_qk of AttentionLaw and ScoreProductLaw
 #: (with ``hermite.BETA_MAX`` for β): every law refuses c outside it with a ValueError.
 C_MIN, C_MAX = 0.01, 100.0
 
-_KIND_POWER = {"soft": 1, "hard": 1, "hard34": 2, "hard23": 3, "hard-sin6": 3, "inner": 1,
-               "log": 1}
+#: The power m of the CDF map x = a + (b − a) sin^{2m}(θ/2) for each kind of left end
+#: ("log": a geometric map between the piece's ends, see :func:`graded_pieces`).
+KIND_POWER = {"soft": 1, "hard": 1, "hard34": 2, "hard23": 3, "hard-sin6": 3, "inner": 1,
+              "log": 1}
 _CHEB_TOL = 1e-14
 _CUT_ANGLES = (0.25 * np.pi, 0.75 * np.pi)  # a piece that does not converge is cut in three
 _ABS_TOL = 1e-16            # a piece whose tail estimate (in mass) is below this is done
@@ -132,9 +134,9 @@ class _Piece:
     series for convergence (``_coefficients``) and keeps the piece (``finish``)."""
 
     def __init__(self, a, b, kind, n, origin=0.0):
-        if kind not in _KIND_POWER:
-            raise ValueError(f"left_kind must be one of {sorted(_KIND_POWER)}; got {kind!r}")
-        self.a, self.b, self.kind, self.m = float(a), float(b), kind, _KIND_POWER[kind]
+        if kind not in KIND_POWER:
+            raise ValueError(f"left_kind must be one of {sorted(KIND_POWER)}; got {kind!r}")
+        self.a, self.b, self.kind, self.m = float(a), float(b), kind, KIND_POWER[kind]
         self.n, self.converged = n, True
         if kind == "log":      # x − o = (a − o)·e^{λθ}, λ = ln((b − o)/(a − o))/π
             if not origin < a:

@@ -25,24 +25,23 @@ from .._validation import check_bool, check_int
 from ..freeprob.chains import Chain, chain_moments
 from ..hermite import total_variance
 from ..sampling.multihead import check_arguments
-from .base import SpectralLaw, as_float_array
+from .base import KIND_POWER, LawAccuracyError, SpectralLaw, as_float_array
 
 __all__ = ["multihead_moments", "MultiHeadLaw", "UnresolvedLawError"]
 
 
-class UnresolvedLawError(ValueError):
+class UnresolvedLawError(LawAccuracyError):
     """The solver cannot resolve this configuration's density to its stated accuracy.
 
     Raised instead of returning a wrong curve (near-degenerate edges, e.g. ℓ = d − 1, or very
     small β); the message names the configuration (ell, d, heads, beta, ...).  The moments stay
-    exact through :func:`multihead_moments`.
+    exact through :func:`multihead_moments`.  A :class:`~attnspec.laws.base.LawAccuracyError`
+    (hence a ``ValueError``), raised when the law is built.
     """
+
 
 #: Smallest β with s = e^{β²} − 1 a normal float64 (β² ≥ 1e-300): below, s underflows to 0.
 BETA_MIN = 1e-150
-
-#: How the density behaves at a left end (m of x = a + (b − a) sin^{2m}(θ/2) in the CDF map).
-_KIND_POWER = {"soft": 1, "hard": 1, "hard34": 2, "hard23": 3}
 
 
 def _chain(ell, d, heads, beta, tie, d_head, d_value, groups, unit=1.0):
@@ -169,6 +168,8 @@ def multihead_moments(ell, d, heads, beta, tie="none", d_head=None, d_value=None
     return [_unscaled(m, k, chain.unit, params) for k, m in enumerate(moments, start=1)]
 
 
+_ADVICE = ("; use multihead_moments or a Monte Carlo sample of the Gaussian-equivalent model "
+           "instead")
 _EXPONENT_KIND = {0.5: "hard", 2 / 3: "hard23", 0.75: "hard34"}
 _KIND_EXPONENT = {kind: e for e, kind in _EXPONENT_KIND.items()}
 _TAIL_START = 1e-12   # below this fraction of the right edge a hard edge uses its series
@@ -177,6 +178,29 @@ _TAIL_START = 1e-12   # below this fraction of the right edge a hard edge uses i
 def _tail_points():
     """Where the hard-edge series is fitted, relative to the right edge."""
     return _TAIL_START * 10.0 ** np.array([0.0, 2 / 3, 4 / 3, 2.0])
+
+
+def _interpolate(c, nodes, values, group):
+    """Complex ``values`` at the sorted ``nodes`` interpolated at ``c``: cubic (Lagrange on
+    the four nearest nodes) where they are distinct, belong to one ``group`` and bracket c;
+    linear (``numpy.interp``) elsewhere."""
+    linear = np.interp(c, nodes, values.real) + 1j * np.interp(c, nodes, values.imag)
+    n = nodes.size
+    if n < 4:
+        return linear
+    stencil = np.clip(np.searchsorted(nodes, c), 2, n - 2)[:, None] + np.arange(-2, 2)
+    at, dist = nodes[stencil], c[:, None] - nodes[stencil]
+    cubic = 0.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for j in range(4):
+            weight = 1.0
+            for k in range(4):
+                if k != j:
+                    weight = weight * dist[:, k] / (at[:, j] - at[:, k])
+            cubic = cubic + weight * values[stencil[:, j]]
+    usable = (np.isfinite(cubic) & (c >= nodes[0]) & (c <= nodes[-1])
+              & np.all(group[stencil] == group[stencil[:, :1]], axis=1))
+    return np.where(usable, cubic, linear)
 
 
 def _merge_cuts(pieces):
@@ -192,8 +216,12 @@ def _merge_cuts(pieces):
 
 def _split_near_zero(a, b, kind):
     """A soft left edge very close to 0 (a < 1e-3 b) is followed by an x^{-1/2}-like rise:
-    split [a, b] at a·100^k so that each CDF piece sees one scale."""
-    if kind != "soft" or not 0 < a < 1e-3 * b:
+    split [a, b] at a·100^k so that each CDF piece sees one scale.  A hard edge at 0 is
+    split at b/10: the x^{-e} rise (which may change exponent above 0, e.g. from x^{-3/4} to
+    x^{-1/2}) and the bulk get a piece each."""
+    if kind != "soft":
+        return [(a, 0.1 * b, kind), (0.1 * b, b, kind)]
+    if not 0 < a < 1e-3 * b:
         return [(a, b, kind)]
     cuts = [a]
     while cuts[-1] * 100 < 0.1 * b:
@@ -236,18 +264,23 @@ class MultiHeadLaw(SpectralLaw):
     as the law of x/s (s = e^{β²} − 1), so that β up to BETA_MAX does not overflow.  Build:
     the right edge is the first critical point z′(p) = 0 along p > 0; 48 points are solved
     by Newton's method continued down an η-ladder; a 600-point scan then starts every point
-    from the remembered solutions (log p interpolated linearly), decade by decade towards 0,
-    and finds the support intervals, whose edges are refined as critical points; later points
-    start from the solutions interpolated in the angle variable of the CDF map, in which p is
-    smooth up to the edges.  A point whose Newton iteration does not end on the physical sheet
+    from the remembered solutions (log p interpolated linearly in log x), the points below
+    them in one leap along the last chord (and, where that fails, decade by decade towards
+    0), and finds the support intervals, whose edges are refined as critical points; later
+    points start from the solutions interpolated (cubic) in the angle variable of the CDF
+    map, in which p is smooth up to the edges.  Near a hard edge at 0, where
+    z ≈ C(p − p₀)^k, Newton's method runs on z^{1/k} (quadratic instead of linear
+    convergence).  A point whose Newton iteration does not end on the physical sheet
     (Nevanlinna conditions and G′ ≤ −G² on ℝ) falls back to the η-ladder.  At a hard edge at
-    0 (ρ ~ x^{-e}, e = 1/2, 2/3, 3/4) the density below 1e-12 of the right edge is the series
-    x^{-e} Σ_{j<4} c_j x^{j(1−e)} fitted at 1e-12…1e-10 of it, where rounding of z limits the
-    solver.  The atom at 0 is ``max(0, 1 − min(rank, d)/ℓ)``.  Across-head ties return the
+    0 (ρ ~ x^{-e}, e = 1/2, 2/3, 3/4, k = 1/(1 − e)) the density below 1e-12 of the right edge
+    is the series x^{-e} Σ_{j<4} c_j x^{j(1−e)} fitted at 1e-12…1e-10 of it, where rounding
+    of z limits the solver, and the CDF series has one piece below b/10 and one above.  The
+    atom at 0 is ``max(0, 1 − min(rank, d)/ℓ)``.  Across-head ties return the
     untied law (``output_keys``: confirmed by Monte Carlo only, see chapter A1).
 
-    Accuracy (checked at every build, else UnresolvedLawError): total mass 1 − atom and the
-    first two moments (closed forms (a)–(c) of MATH.md §6) to 1e-9 relative.  Measured: the
+    Accuracy (checked at every build by the base class, else UnresolvedLawError): total mass
+    1 − atom and the CDF series' tail estimate to 1e-10 (``MASS_TOL``), the first two moments
+    (closed forms (a)–(c) of MATH.md §6) to 1e-9 relative (``MOMENT_TOL``).  Measured: the
     density agrees with a long, fine η-ladder to ~1e-14 of its maximum and, at x + iη, with a
     second method (polynomial method, untied; forward Silverstein–Bai fixed point, kv) to
     ~1e-13; the mass is 1 to ~1e-14 (to ~1e-11 at x^{-3/4} edges); density moments match the
@@ -264,7 +297,7 @@ class MultiHeadLaw(SpectralLaw):
         For invalid parameters (named in the message), before any computation; β outside
         [BETA_MIN, BETA_MAX] included.
     UnresolvedLawError
-        (a ``ValueError``) if the build check fails or an edge is not resolved; the message
+        (a ``LawAccuracyError``, hence a ``ValueError``) if the build check fails or an edge is not resolved; the message
         names the configuration.  Moments stay available through :func:`multihead_moments`.
 
     Examples
@@ -274,6 +307,11 @@ class MultiHeadLaw(SpectralLaw):
     >>> round(law.mean(), 4), round(float(law.cdf(law.ppf(0.3))), 6)
     (1.7183, 0.3)
     """
+
+    #: the CDF series starts at 256 Chebyshev points (most laws need 128–1024: one round of
+    #: solves instead of up to five); a piece that needs more than 2048 (a hard x^{-3/4} edge
+    #: that turns into x^{-1/2} above it, small ℓ) is cut in three, graded towards its ends
+    _cheb_points, _max_pieces = (256, 2048), 3
 
     def __init__(self, ell, d, heads, beta, tie="none", d_head=None, d_value=None, groups=None):
         self._chain, self._atom, self._par = _chain(ell, d, heads, beta, tie, d_head, d_value,
@@ -290,19 +328,16 @@ class MultiHeadLaw(SpectralLaw):
         self._check_accuracy()
 
     def _check_accuracy(self):
-        """Refuse (UnresolvedLawError) unless the density has mass 1 − atom and the first two
-        moments of MATH.md §6 (closed forms (a)–(c)), all to 1e-9 relative (builds the CDF
-        series)."""
-        unit = self._unit
-        moments = [sum(p.integrate(lambda x: (x / unit) ** k) for p in self._pieces)
-                   for k in (1, 2)]
-        exact = _closed_form(self._chain)
-        errors = [abs(self._mass_error)] + [abs(m / e - 1) for m, e in zip(moments, exact)]
-        if not max(errors) <= 1e-9:
-            raise UnresolvedLawError(
-                f"{self!r}: the computed density misses its accuracy (mass off by "
-                f"{errors[0]:.1e}, m1 and m2 off by {errors[1]:.1e}, {errors[2]:.1e} "
-                f"relative): {self._out_of_reach()}")
+        """The base check (:meth:`SpectralLaw._check_accuracy`: mass 1 − atom, CDF series
+        tail, and the first two moments of MATH.md §6, closed forms (a)–(c), to 1e-9
+        relative), raising UnresolvedLawError naming the configuration."""
+        try:
+            super()._check_accuracy(culprit=self._culprit())
+        except LawAccuracyError as error:
+            raise UnresolvedLawError(f"{error}{_ADVICE}") from error
+
+    def _reference_moments(self):
+        return self._unit, _closed_form(self._chain)
 
     # ---- hooks of SpectralLaw ---------------------------------------------------------------
     def _params(self):
@@ -354,13 +389,28 @@ class MultiHeadLaw(SpectralLaw):
         known_x = self._known[0]
         low = (x > 0) & (x < known_x[0]) if known_x.size else np.zeros(x.shape, bool)
         todo = ~low & np.isfinite(x)                  # NaN and ±inf give NaN
+        leap = low.any()      # first try every point below at once (extrapolated guesses)
         while True:
             if todo.any():
                 G[todo], p[todo] = self._chain.cauchy_on_axis(
                     x[todo], self._scale, guess=self._guess(x[todo]),
                     fallback=fallback or not self._known[0].size
-                    or x[todo].min() >= self._known[0][0])
+                    or x[todo].min() >= self._known[0][0], root=self._root(x[todo]))
                 self._remember(x[todo], p[todo])
+            if leap and self._known[0].size:
+                # towards a hard edge at 0 (density > 0 at the lowest known point) Newton on
+                # √z, faster at z ≈ C(p − p₀)^k (Chain.solve_from); below a soft edge plain
+                # Newton
+                leap = False
+                with np.errstate(all="ignore"):
+                    lowest = self._chain.evaluate(np.exp(self._known[1][:1])).G
+                inside = bool(-lowest.imag > 1e-12 * np.abs(lowest))
+                G[low], p[low] = self._chain.cauchy_on_axis(
+                    x[low], self._scale, guess=self._guess(x[low]), fallback=False,
+                    root=2 if inside else 1)
+                self._remember(x[low], p[low])
+                low &= ~np.isfinite(G)
+                todo = np.zeros(x.shape, bool)
             if not low.any():
                 return G, p
             floor = 0.1 * self._known[0][0]           # the next decade down
@@ -372,6 +422,16 @@ class MultiHeadLaw(SpectralLaw):
                 todo = low                            # the stone failed: solve the rest as is
             low &= ~todo
 
+    def _root(self, x):
+        """Which root of z Newton's method solves for (Chain.solve_from) when the density has
+        a hard edge at 0, ρ ~ x^{-e}, where z ≈ C(p − p₀)^k with k = 1/(1 − e): z^{1/k}
+        (quadratic convergence) below 1e-4 of the right edge, √z below 1e-2 (k ≥ 2: never
+        overshoots), z elsewhere and without a hard edge."""
+        if self._tail is None:
+            return 1
+        b, k = self._tail[0] / _TAIL_START, round(1 / (1 - self._tail[1]))
+        return np.where(x < 1e-4 * b, k, np.where(x < 1e-2 * b, 2, 1))
+
     def _coordinate(self, x):
         """The variable in which log p is interpolated: log x while the support is unknown;
         then Σ_k θ_k(x), θ_k the angle of the CDF map of support interval k (x = a + (b − a)
@@ -380,7 +440,7 @@ class MultiHeadLaw(SpectralLaw):
             return np.log(x)
         c = np.zeros(np.shape(x))
         for a, b, kind in self._true_intervals:
-            m = _KIND_POWER[kind]
+            m = KIND_POWER[kind]
             r = (np.clip(x, a, b) - a) / (b - a)
             c += 2 * np.arctan2(r ** (0.5 / m), np.sqrt(np.maximum(1 - r ** (1 / m), 0)))
             c += np.pi * (x > b)
@@ -393,12 +453,15 @@ class MultiHeadLaw(SpectralLaw):
             return None
         ck, c = self._coordinate(known_x), self._coordinate(np.maximum(x, 1e-300))
         if self._pieces_list is not None:     # points in the closed support intervals only
-            keep = np.zeros(known_x.shape, bool)
-            for a, b, _ in self._true_intervals:
-                keep |= (known_x >= a) & (known_x <= b)
-            ck, known_lp = ck[keep], known_lp[keep]
+            group = np.full(known_x.shape, -1)
+            for k, (a, b, _) in enumerate(self._true_intervals):
+                group[(known_x >= a) & (known_x <= b)] = k
+            keep = group >= 0
+            ck, known_lp, group = ck[keep], known_lp[keep], group[keep]
             if not ck.size:
                 return None
+            # p is analytic in the angle inside each interval: cubic interpolation
+            return np.exp(_interpolate(c, ck, known_lp, group))
         lp = np.interp(c, ck, known_lp.real) + 1j * np.interp(c, ck, known_lp.imag)
         below = c < ck[0]
         if self._pieces_list is None and below.any() and ck.size > 1:
@@ -446,12 +509,12 @@ class MultiHeadLaw(SpectralLaw):
         out[np.isnan(x)] = np.nan
         return out
 
-    def _fit_tail(self, b, kind):
-        """The hard-edge series of :meth:`density` (see there)."""
+    def _fit_tail(self, b, kind, rho):
+        """The hard-edge series of :meth:`density` (see there), from the density ``rho`` at
+        ``b·_tail_points()``."""
         e = _KIND_EXPONENT[kind]
         x0 = _TAIL_START * b
         xs = b * _tail_points()
-        rho = self._rho(xs)
         t = (xs / x0) ** (1 - e)
         coef = np.linalg.solve(np.vander(t, 4, increasing=True), rho * xs ** e)
         self._tail = (x0, e, coef)
@@ -463,15 +526,20 @@ class MultiHeadLaw(SpectralLaw):
         return dz[0], (dz[1] - dz[2]) / (2 * step)
 
     def _critical_edge(self, p):
-        """Refine an edge: Newton on z′(p) = 0 from p; returns the real edge z(p*)."""
+        """Refine an edge: Newton on z′(p) = 0 from p; returns the real edge z(p*).  Stops
+        after a step s (relative to p) ≤ 1e-15, or ≤ 1e-6 with s³/s_prev² ≤ 1e-20 (the
+        error left, predicted from the observed quadratic contraction)."""
         p = np.atleast_1d(np.asarray(p, dtype=complex))
+        previous = 0.0
         with np.errstate(all="ignore"):
             for _ in range(60):
                 d1, d2 = self._z_derivatives(p)
                 step = d1 / d2
                 p = p - step
-                if not np.all(np.abs(step) > 1e-15 * np.abs(p)):
+                size = float(np.max(np.abs(step) / np.abs(p)))
+                if not size > 1e-15 or (size <= 1e-6 and size ** 3 <= 1e-20 * previous ** 2):
                     break
+                previous = size
             z = self._chain.evaluate(p).z[0]
         if abs(z.imag) < 1e-8 * abs(z) and z.real > 0:
             self._remember(np.array([z.real]), p)   # the edge itself: a starting point
@@ -515,9 +583,10 @@ class MultiHeadLaw(SpectralLaw):
         for j, (i0, i1) in enumerate(zip(starts, stops)):
             left, kind = 0.0, "soft"
             if i0 == 0 and self._atom == 0.0:
-                kind = self._hard_kind(b)
+                rho_tail = self._rho(b * _tail_points())
+                kind = self._hard_kind(rho_tail)
                 if kind != "soft":
-                    self._fit_tail(b, kind)
+                    self._fit_tail(b, kind, rho_tail)
             if kind == "soft":
                 left, err = self._critical_edge(p[i0])
                 lo = x[i0 - 1] if i0 > 0 else 0.0
@@ -532,9 +601,10 @@ class MultiHeadLaw(SpectralLaw):
             intervals.extend(_split_near_zero(left, right, kind))
         return intervals
 
-    def _hard_kind(self, b):
-        """Left edge at 0: classify ρ ~ x^{-e} by e from two tiny points (two decades apart)."""
-        rho = self._rho(b * _tail_points()[[3, 0]])   # 100 x₀ and x₀, shared with _fit_tail
+    def _hard_kind(self, rho_tail):
+        """Left edge at 0: classify ρ ~ x^{-e} by e from two tiny points two decades apart
+        (x₀ and 100 x₀ of ``_tail_points``, where ``rho_tail`` is the density)."""
+        rho = rho_tail[[3, 0]]
         if not np.all(rho > 0):
             return "soft"
         e = np.log(rho[1] / rho[0]) / np.log(100.0)
@@ -546,17 +616,19 @@ class MultiHeadLaw(SpectralLaw):
                                      f"{self._out_of_reach()}")
         return _EXPONENT_KIND[best]
 
-    def _out_of_reach(self):
-        """Which parameter puts this configuration out of the solver's reach (for messages)."""
+    def _culprit(self):
+        """The parameter that puts this configuration out of the solver's reach."""
         par = self._par
-        advice = ("; use multihead_moments or a Monte Carlo sample of the Gaussian-equivalent "
-                  "model instead")
         if par["beta"] < 0.05:
-            return (f"beta={par['beta']!r} is too small (the noise part of the support, of "
-                    "relative size ~beta^2/2, is not resolved next to the scores' part)" + advice)
+            return (f"beta={par['beta']!r} (too small: the noise part of the support, of "
+                    "relative size ~beta^2/2, is not resolved next to the scores' part)")
         return (f"the shape ell={par['ell']}, d={par['d']}, heads={par['heads']}, "
-                f"d_head={par['d_head']}, d_value={par['d_value']} is near-degenerate (a soft "
-                "edge within ~1e-3 of a hard one, e.g. ell = d - 1)" + advice)
+                f"d_head={par['d_head']}, d_value={par['d_value']} (near-degenerate: a soft "
+                "edge within ~1e-3 of a hard one, e.g. ell = d - 1)")
+
+    def _out_of_reach(self):
+        """Why the solver cannot resolve this configuration (for messages)."""
+        return f"{self._culprit()} is out of the solver's reach{_ADVICE}"
 
     def _bisect_edge(self, outside, inside, b):
         """Edge between a point outside and one inside the support, by bisection on ρ > 0."""
