@@ -211,3 +211,21 @@ def test_variances_over_the_whole_domain_against_mpmath(name, beta):
             assert abs(mpmath.mpf(got) - exact) <= rtol * max(1.0, beta**2) * exact
         else:
             assert abs(mpmath.mpf(got) - exact) <= HALF_SUBNORMAL * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("beta", [1e-300, 1e-200, 1e-160, 1e-100, 1e-78, 1e-3, 1.0, 26.0],
+                         ids=lambda b: f"beta={b:g}")
+def test_alpha_where_its_square_underflows(beta):
+    """α = √(e^{β²} − 1 − β²) ≈ β²/√2 is a normal float down to β ≈ 1.8e-154 although α²
+    underflows below β ≈ 1.5e-77: relative ≤ 1e-15 · max(1, β²) there, within one subnormal
+    spacing below (mpmath reference from the series)."""
+    with mpmath.workprec(3000):
+        b2 = mpmath.mpf(beta) ** 2
+        exact = mpmath.sqrt(mpmath.expm1(b2) - b2 if b2 > 1e-100
+                            else b2 ** 2 / 2 * (1 + b2 / 3))
+        got = alpha(beta)
+        if exact >= TINY:
+            assert abs(mpmath.mpf(got) - exact) <= 1e-15 * max(1.0, beta**2) * exact
+        else:
+            assert abs(mpmath.mpf(got) - exact) <= 2 * HALF_SUBNORMAL
+    assert alpha(np.array([beta, 1.0]))[0] == got
