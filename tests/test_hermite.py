@@ -184,3 +184,48 @@ def test_hermite_variance_splits_into_linear_and_noise():
     assert_allclose(np.sum(factorials[2:] * c[2:] ** 2), noise_variance(beta),
                     rtol=1e-10)
     assert_allclose(c[1], beta, rtol=1e-12)
+
+
+TINY = np.finfo(np.float64).tiny  # smallest normal float
+HALF_SUBNORMAL = mpmath.mpf(2) ** -1075  # half the spacing of the subnormal floats
+
+
+@pytest.mark.parametrize("beta", [1e-300, 1e-200, 1e-160, 1e-78, 1e-3, 1.0, 23.771859307842583,
+                                  26.0], ids=lambda b: f"beta={b:g}")
+@pytest.mark.parametrize("name", ["total_variance", "noise_variance"])
+def test_variances_over_the_whole_domain_against_mpmath(name, beta):
+    """The documented accuracy, everywhere: relative ≤ 3.5e-16 · max(1, β²) for s (1e-15 ·
+    max(1, β²) for α²) where the true value is a normal float; below it, within half a
+    subnormal spacing of the true value (β² underflows to a subnormal or 0 like the value
+    itself). 1e-78 makes α² subnormal, 1e-160 makes s subnormal and α² zero; 23.77... has an
+    inexact β² (the case where the exponential amplifies its rounding)."""
+    function, rtol = {"total_variance": (total_variance, 3.5e-16),
+                      "noise_variance": (noise_variance, 1e-15)}[name]
+    with mpmath.workprec(3000):  # α² at β = 1e-300 is 1e-1200 below β²: cancels 4000 bits
+        b2 = mpmath.mpf(beta) ** 2
+        exact = mpmath.expm1(b2) if name == "total_variance" else (
+            mpmath.expm1(b2) - b2 if b2 > 1e-100 else b2 ** 2 / 2 * (1 + b2 / 3))
+        got = function(beta)
+        assert got >= 0 and math.isfinite(got)
+        if exact >= TINY:
+            assert abs(mpmath.mpf(got) - exact) <= rtol * max(1.0, beta**2) * exact
+        else:
+            assert abs(mpmath.mpf(got) - exact) <= HALF_SUBNORMAL * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("beta", [1e-300, 1e-200, 1e-160, 1e-100, 1e-78, 1e-3, 1.0, 26.0],
+                         ids=lambda b: f"beta={b:g}")
+def test_alpha_where_its_square_underflows(beta):
+    """α = √(e^{β²} − 1 − β²) ≈ β²/√2 is a normal float down to β ≈ 1.8e-154 although α²
+    underflows below β ≈ 1.5e-77: relative ≤ 1e-15 · max(1, β²) there, within one subnormal
+    spacing below (mpmath reference from the series)."""
+    with mpmath.workprec(3000):
+        b2 = mpmath.mpf(beta) ** 2
+        exact = mpmath.sqrt(mpmath.expm1(b2) - b2 if b2 > 1e-100
+                            else b2 ** 2 / 2 * (1 + b2 / 3))
+        got = alpha(beta)
+        if exact >= TINY:
+            assert abs(mpmath.mpf(got) - exact) <= 1e-15 * max(1.0, beta**2) * exact
+        else:
+            assert abs(mpmath.mpf(got) - exact) <= 2 * HALF_SUBNORMAL
+    assert alpha(np.array([beta, 1.0]))[0] == got

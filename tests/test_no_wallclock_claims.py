@@ -6,7 +6,8 @@ page. Durations of class activities ("90 minutes", "10 min") are not computation
 
 A sentence is flagged when it names a time unit and also a computing context (cores, a machine,
 something that takes or costs time). Table rows (the lesson schedules) and code blocks are
-not prose. The MyST pages and the introduction are read as files; nothing is executed.
+not prose. The MyST pages and the introduction are read as files, the chapter notebooks'
+Markdown cells from the stored notebooks; nothing is executed.
 """
 
 import re
@@ -22,8 +23,16 @@ SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z{(`$*-])")
 
 
 def _prose_pages():
+    """(name, prose) of every page: MyST files, and each notebook's Markdown cells."""
+    import nbformat
+
     pages = sorted((ROOT / "chapters").glob("*.md")) + [ROOT / "intro.md"]
-    return [(page.name, page.read_text(encoding="utf-8")) for page in pages]
+    prose = [(page.name, page.read_text(encoding="utf-8")) for page in pages]
+    for path in sorted((ROOT / "chapters").glob("*.ipynb")):
+        cells = nbformat.read(path, as_version=4).cells
+        prose.append((path.name, "\n\n".join(c.source for c in cells
+                                               if c.cell_type == "markdown")))
+    return prose
 
 
 def wallclock_sentences(text):
@@ -46,6 +55,7 @@ def wallclock_sentences(text):
         "On two cores that is one to three seconds.",
         "The published defaults are budgeted at about two minutes per chapter on two cores.",
         "The default run takes about two minutes on one core.",
+        "The defaults take about a minute on one core; rerun with other values via `make rerun`.",
     ],
 )
 def test_the_check_flags_typed_timings(sentence):
@@ -58,6 +68,8 @@ def test_the_check_flags_typed_timings(sentence):
         "Each session below is 90 minutes: a short lecture on the statement.",
         "In class: the kernel of the matrix (mathematical, 10 min) and a rerun (20 min).",
         "One draw costs at most three eigenvalue computations (`make bench`).",
+        "To see what they cost on your machine, time a quick rerun first (`attnspec rerun 09 "
+        "--quick`).",
     ],
 )
 def test_the_check_spares_class_durations_and_ratios(sentence):

@@ -15,12 +15,15 @@ What it does, and only this (tests/test_chapter_sources.py enforces the result):
    cell does nothing; it is tagged ``remove-cell`` so the HTML page does not show it.
 2. **Specification links.** ``MATH.md §n`` in Markdown becomes a link to section n of appendix
    A4 (label ``spec-sn``); in code (comments, strings) it becomes ``appendix A4 §n``.
-3. **Code fits the column.** Code lines longer than 88 characters are rewrapped: black
-   a trailing comment of a long line moves above it, then black (``--line-ranges`` on the long
-   lines only, string quotes untouched), then a long string literal inside brackets is split into two adjacent
-   literals at a space. Every rewrite is kept only if the cell's syntax tree is unchanged
-   (``ast.dump`` equal), so behaviour cannot change. Lines that no safe rewrite shortens are
-   listed, for the chapter's author to shorten by hand.
+3. **Code fits the column.** The limits are measured (``tests/test_chapter_widths.py``): at a
+   1280-px window a code or output box shows ``VISIBLE`` = 85 characters, and 82
+   (``IN_TOGGLE``) inside an opened ``hide-input`` / ``hide-cell`` toggle. Code lines longer
+   than their cell's limit (``code_limit``) are rewrapped: a trailing comment of a long line
+   moves above it, then black (``--line-ranges`` on the long lines only, string quotes
+   untouched), then a long string literal inside brackets is split into two adjacent literals
+   at a space. Every rewrite is kept only if the cell's syntax tree is unchanged (``ast.dump``
+   equal), so behaviour cannot change. Lines that no safe rewrite shortens are listed, for the
+   chapter's author to shorten by hand.
 """
 
 from __future__ import annotations
@@ -38,7 +41,12 @@ import nbformat
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-MAX_LINE = 88
+#: characters a code or output box shows at a 1280-px window (measured; see the docstring of
+#: tests/test_chapter_widths.py) ...
+VISIBLE = 85
+#: ... and inside an opened ``hide-input`` / ``hide-cell`` toggle
+IN_TOGGLE = 82
+TOGGLE_TAGS = frozenset({"hide-input", "hide-cell"})
 INSTALL_TAG = "install-attnspec"
 MATH_REF = re.compile(r"MATH\.md §(\d+)")
 #: a MyST role whose text names "MATH.md §n" (``{ref}`MATH.md §5 <specification>```)
@@ -136,18 +144,28 @@ def _same_tree(old, new):
         return False
 
 
-def long_lines(source):
-    """1-based numbers of the lines longer than the limit."""
-    return [i for i, line in enumerate(source.splitlines(), 1) if len(line) > MAX_LINE]
+def code_limit(tags):
+    """The widest code line a cell with these tags may have (the book's one rule)."""
+    return IN_TOGGLE if TOGGLE_TAGS & set(tags) else VISIBLE
 
 
-def _black(source):
+def output_limit(tags):
+    """The widest printed line a cell with these tags may show (only ``hide-cell`` folds it)."""
+    return IN_TOGGLE if "hide-cell" in tags else VISIBLE
+
+
+def long_lines(source, limit=VISIBLE):
+    """1-based numbers of the lines longer than ``limit``."""
+    return [i for i, line in enumerate(source.splitlines(), 1) if len(line) > limit]
+
+
+def _black(source, limit):
     import black
 
-    lines = long_lines(source)
+    lines = long_lines(source, limit)
     if not lines:
         return source
-    mode = black.Mode(line_length=MAX_LINE, string_normalization=False)
+    mode = black.Mode(line_length=limit, string_normalization=False)
     try:
         new = black.format_str(source, mode=mode, lines=[(n, n) for n in lines])
     except Exception:  # black refuses (IPython magics, syntax it cannot parse): keep as is
@@ -157,7 +175,7 @@ def _black(source):
     return new
 
 
-def _comments_above(source):
+def _comments_above(source, limit):
     """Move a trailing comment of a long line onto its own line above it."""
     lines = source.splitlines()
     try:
@@ -167,7 +185,7 @@ def _comments_above(source):
     moves = {}
     for tok in tokens:
         row, col = tok.start
-        if tok.type == tokenize.COMMENT and len(lines[row - 1]) > MAX_LINE:
+        if tok.type == tokenize.COMMENT and len(lines[row - 1]) > limit:
             code = lines[row - 1][:col].rstrip()
             if code.strip():
                 moves[row] = (code, tok.string)
@@ -197,7 +215,7 @@ def _split_point(body, room, is_f):
     return best
 
 
-def _split_strings(source):
+def _split_strings(source, limit):
     """Split one long string literal inside brackets into two adjacent literals at a space."""
     lines = source.splitlines()
     try:
@@ -214,7 +232,7 @@ def _split_strings(source):
             continue
         row, col = tok.start
         line = lines[row - 1]
-        if len(line) <= MAX_LINE:
+        if len(line) <= limit:
             continue
         match = re.match(r"([A-Za-z]*)('|\")", tok.string)
         if not match or tok.string.startswith(match[0] * 3) or len(tok.string) < 3:
@@ -223,7 +241,7 @@ def _split_strings(source):
         if "r" in prefix.lower() and "\\" in tok.string:
             continue
         body = tok.string[len(prefix) + 1:-1]
-        room = MAX_LINE - col - len(prefix) - 2
+        room = limit - col - len(prefix) - 2
         cut = _split_point(body, room, "f" in prefix.lower())
         if cut is None:
             continue
@@ -235,17 +253,17 @@ def _split_strings(source):
     return source
 
 
-def rewrap(source):
-    """Shorten the long lines of one code cell without changing its syntax tree."""
-    if not long_lines(source):
+def rewrap(source, limit=VISIBLE):
+    """Shorten the lines longer than ``limit`` of one code cell, keeping its syntax tree."""
+    if not long_lines(source, limit):
         return source
     current = source
     for step in (_comments_above, _black):
-        candidate = step(current)
+        candidate = step(current, limit)
         if candidate != current and _same_tree(source, candidate):
             current = candidate
     for _ in range(50):  # one string at a time, each checked
-        candidate = _split_strings(current)
+        candidate = _split_strings(current, limit)
         if candidate == current or not _same_tree(source, candidate):
             break
         current = candidate
@@ -265,7 +283,8 @@ def normalize_notebook(nb, root=ROOT):
         if cell.cell_type == "markdown":
             cell.source = link_markdown(cell.source)
         elif cell.cell_type == "code":
-            cell.source = rewrap(link_code(cell.source))
+            limit = code_limit(cell.metadata.get("tags", []))
+            cell.source = rewrap(link_code(cell.source), limit)
 
 
 def chapter_files(root=ROOT):
@@ -293,8 +312,9 @@ def main(argv=None):
                 path.write_text(new)
         for index, cell in enumerate(nb.cells):
             if cell.cell_type == "code":
-                still_long += [f"{path.name} cell {index} line {n}" for n in
-                               long_lines(cell.source)]
+                limit = code_limit(cell.metadata.get("tags", []))
+                still_long += [f"{path.name} cell {index} line {n} (limit {limit})"
+                               for n in long_lines(cell.source, limit)]
     for path in pages:
         text = path.read_text()
         new = link_markdown(text)
@@ -305,7 +325,7 @@ def main(argv=None):
     for path in changed:
         print(("would change " if args.check else "normalized ") + str(path.relative_to(root)))
     if still_long:
-        print(f"{len(still_long)} code line(s) still longer than {MAX_LINE} characters "
+        print(f"{len(still_long)} code line(s) still longer than their cell's limit "
               "(no safe mechanical rewrap; shorten by hand):\n  " + "\n  ".join(still_long))
     return 1 if (args.check and changed) or still_long else 0
 

@@ -54,8 +54,13 @@ def total_variance(beta):
     :math:`s = \operatorname{Var} e^{\beta g - \beta^2/2} = e^{\beta^2} - 1 = \beta^2 + \alpha^2`
     for g ~ N(0, 1): the mean m₁ of every limit law of the book, the scale of the
     Marchenko–Pastur surrogate and the wrong noise variance of chapter 3. Computed as
-    ``expm1(β²)``, relative error ≤ 2e-16 for every β of the domain (no cancellation for small
-    β); above BETA_MAX, s would overflow float64 and β is refused.
+    ``expm1(β²)``: no cancellation for small β, and the only rounding besides expm1's own
+    (< 1 ulp) is that of β², which the exponential amplifies by β². Accuracy, for s a normal
+    float (β ≥ 1.5e-154): relative error ≤ 3.5e-16 · max(1, β²), so ≤ 3.5e-16 for β ≤ 1 and
+    ≤ 2.4e-13 at BETA_MAX (nothing is lost where β² is exact, e.g. β = 26). Below β ≈ 1.5e-154
+    the true s ≈ β² (the next term, β⁴/2, is below 1e-600) is subnormal or 0, and the result
+    is β² rounded once: within half a subnormal spacing (2.5e-324) of s, i.e. the correctly
+    rounded value. Above BETA_MAX, s would overflow float64 and β is refused.
 
     Examples
     --------
@@ -89,8 +94,11 @@ def noise_variance(beta):
     .. math:: \alpha^2 = \sum_{k\ge2} \frac{\beta^{2k}}{k!} = e^{\beta^2} - 1 - \beta^2 .
 
     It is computed as ``total_variance(β) − β²``; for β² < 0.5 that subtraction would lose digits
-    (relative error ~ 2ε/β²), so the series is summed instead. Relative error ≤ 1e-15 for
-    every β.
+    (relative error ~ 2ε/β²), so the series is summed instead. Accuracy, for α² a normal float
+    (β ≥ 1.5e-77): relative error ≤ 1e-15 · max(1, β²) (the rounding of β² is amplified by β²
+    for large β, as in `total_variance`). Below, α² ≈ β⁴/2 is subnormal or 0 and the leading
+    term β² · (β²/2) is rounded once: within half a subnormal spacing (2.5e-324) of α², up to
+    the rounding of β² (relative 1.1e-16 of a number below 4.5e-308).
 
     Examples
     --------
@@ -101,7 +109,9 @@ def noise_variance(beta):
     x = np.asarray(beta, dtype=np.float64) ** 2
     large = total_variance(beta) - x
     # series x²/2! + x³/3! + ... by Horner-like accumulation of the terms
-    term = x * x / 2.0
+    # x * (x / 2): one rounding also where the result is subnormal (x / 2 is exact, x normal);
+    # in the normal range it equals (x * x) / 2 bit for bit
+    term = x * (x / 2.0)
     series = np.zeros_like(x)
     for k in range(3, _SERIES_TERMS + 3):
         series = series + term
@@ -123,12 +133,23 @@ def alpha(beta):
     float or numpy.ndarray
         :math:`\alpha = \sqrt{e^{\beta^2}-1-\beta^2}` (see :func:`noise_variance`).
 
+    Notes
+    -----
+    ``sqrt(noise_variance(β))`` while α² is a normal float; below (β < 1.5e-77, where α² ≈ β⁴/2
+    underflows but α ≈ β²/√2 does not), α = β² √(1/2 + β²/6), the series' leading terms
+    (the rest is below 1e-300 relative). Relative error ≤ 1e-15 · max(1, β²) wherever α is a
+    normal float (β ≥ 1.8e-154); below, α is subnormal or 0 and within one subnormal spacing
+    (4.9e-324) of the true value.
+
     Examples
     --------
     >>> round(alpha(1.0), 12)
     0.847515090402
     """
-    value = np.sqrt(noise_variance(beta))
+    alpha2 = noise_variance(beta)
+    x = np.asarray(beta, dtype=np.float64) ** 2
+    leading = x * np.sqrt(0.5 + x / 6.0)
+    value = np.where(alpha2 >= np.finfo(np.float64).tiny, np.sqrt(alpha2), leading)
     return float(value) if np.ndim(value) == 0 else value
 
 
