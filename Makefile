@@ -31,7 +31,7 @@ help:
 	@echo "  make student               build the student edition (solutions removed)"
 	@echo "  make pdf                   the whole book as one PDF (_build/pdf/attnspec.pdf; needs make book)"
 	@echo "  make handout               zip for students: notebooks, library wheel, README (_build/handout/)"
-	@echo "  make normalize             install cell, A4 links and 88-char code lines in every chapter"
+	@echo "  make normalize             install cell, A4 links and code lines of at most 85 characters (82 in hidden cells) in every chapter"
 	@echo "  make repository URL=...    set the repository address everywhere it appears"
 	@echo "  make bench                 speed and memory ratios (benchmarks/)"
 	@echo "  make lock                  rewrite environment.yml from requirements.txt"
