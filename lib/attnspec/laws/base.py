@@ -122,6 +122,27 @@ _GRADE_BELOW, _GRADE_PAD, _GRADE_SPAN = 1e-2, 10.0, 1e-3
 _LONG_LOG = 35.0     # a log piece longer than this (in log t) needs 256 points (measured)
 
 
+def _sin_map(theta, a, b, m):
+    """A piece's map x(θ) = a + (b − a) sin^{2m}(θ/2), θ ∈ [0, π] (arrays broadcast)."""
+    return a + (b - a) * np.sin(0.5 * theta) ** (2 * m)
+
+
+def _sin_map_slope(theta, a, b, m):
+    """dx/dθ of :func:`_sin_map`: (b − a) m sin^{2m−1}(θ/2) cos(θ/2)."""
+    half = 0.5 * theta
+    return (b - a) * m * np.sin(half) ** (2 * m - 1) * np.cos(half)
+
+
+def _log_map(theta, a, origin, rate):
+    """A "log" piece's map x(θ) = o + (a − o) e^{λθ}, λ = ln((b − o)/(a − o))/π."""
+    return origin + (a - origin) * np.exp(rate * theta)
+
+
+def _log_map_slope(theta, a, origin, rate):
+    """dx/dθ of :func:`_log_map`: (a − o) λ e^{λθ}."""
+    return (a - origin) * rate * np.exp(rate * theta)
+
+
 class LawAccuracyError(ValueError):
     """A law cannot meet its stated accuracy at these parameters (the message names the
     parameter that is out of reach). Raised when the law is built, never later."""
@@ -171,14 +192,13 @@ class _Piece:
 
     def x_of_theta(self, theta):
         if self.kind == "log":
-            return self.origin + (self.a - self.origin) * np.exp(self.rate * theta)
-        return self.a + (self.b - self.a) * np.sin(0.5 * theta) ** (2 * self.m)
+            return _log_map(theta, self.a, self.origin, self.rate)
+        return _sin_map(theta, self.a, self.b, self.m)
 
     def dx_dtheta(self, theta):
         if self.kind == "log":
-            return (self.a - self.origin) * self.rate * np.exp(self.rate * theta)
-        half = 0.5 * theta
-        return (self.b - self.a) * self.m * np.sin(half) ** (2 * self.m - 1) * np.cos(half)
+            return _log_map_slope(theta, self.a, self.origin, self.rate)
+        return _sin_map_slope(theta, self.a, self.b, self.m)
 
     def _inverse_table(self):
         """``(y, C, D)``: the series C and its derivative D = dC/dy at the ends y = ±1 and at
@@ -286,30 +306,21 @@ class _Stack:
 
     # ----- the maps x(θ) of the pieces, per point (j: the piece of each point) -------------
     def x_of_theta(self, theta, j):
-        out = np.empty_like(theta)
-        log = self.log[j]
-        if log.any():
-            jl = j[log]
-            out[log] = self.origin[jl] + (self.a[jl] - self.origin[jl]) * np.exp(
-                self.rate[jl] * theta[log])
-        if not log.all():
-            js = j[~log]
-            out[~log] = self.a[js] + (self.b[js] - self.a[js]) * np.sin(
-                0.5 * theta[~log]) ** (2 * self.m[js])
-        return out
+        return self._per_piece_map(theta, j, _log_map, _sin_map)
 
     def dx_dtheta(self, theta, j):
+        return self._per_piece_map(theta, j, _log_map_slope, _sin_map_slope)
+
+    def _per_piece_map(self, theta, j, log_map, sin_map):
+        """``log_map`` or ``sin_map`` at each point, with the parameters of its piece j."""
         out = np.empty_like(theta)
         log = self.log[j]
         if log.any():
             jl = j[log]
-            out[log] = (self.a[jl] - self.origin[jl]) * self.rate[jl] * np.exp(
-                self.rate[jl] * theta[log])
+            out[log] = log_map(theta[log], self.a[jl], self.origin[jl], self.rate[jl])
         if not log.all():
-            js, half = j[~log], 0.5 * theta[~log]
-            m = self.m[js]
-            out[~log] = ((self.b[js] - self.a[js]) * m * np.sin(half) ** (2 * m - 1)
-                         * np.cos(half))
+            js = j[~log]
+            out[~log] = sin_map(theta[~log], self.a[js], self.b[js], self.m[js])
         return out
 
     def theta_of_x(self, x, j):
