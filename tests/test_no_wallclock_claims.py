@@ -16,9 +16,12 @@ import pytest
 
 from helpers import ROOT
 
-TIME_UNIT = re.compile(r"\b(milliseconds?|seconds|ms|minutes?|min)\b", re.IGNORECASE)
+TIME_UNIT = re.compile(
+    r"\b(milliseconds?|seconds|secs?|ms|minutes?|min|hours?|hrs?)\b"
+    r"|(?<![\w$.{])\d+(?:\.\d+)?\s?s\b", re.IGNORECASE)
 COMPUTING = re.compile(
-    r"\b(cores?|CPU|machine(?!\s+learning)|laptop|takes?|costs?|executes?)\b", re.IGNORECASE)
+    r"\b(cores?|CPUs?|GPUs?|machines?(?!\s+learning)|laptops?|computers?|takes?|costs?"
+    r"|executes?|needs?|lasts?)\b", re.IGNORECASE)
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z{(`$*-])")
 
 
@@ -56,6 +59,11 @@ def wallclock_sentences(text):
         "The published defaults are budgeted at about two minutes per chapter on two cores.",
         "The default run takes about two minutes on one core.",
         "The defaults take about a minute on one core; rerun with other values via `make rerun`.",
+        "A run takes 2 s on one core.",
+        "It takes about 30 sec on a laptop.",
+        "The sweep runs in three hours on one CPU.",
+        "The build needs 1.5 s on two cores.",
+        "It lasts 2 minutes on my computer.",
     ],
 )
 def test_the_check_flags_typed_timings(sentence):
