@@ -125,3 +125,26 @@ def test_bare_words_in_lists_survive_the_shell():
         parse_assignments("07_key_dependent_projections", ["ties=[kvv]"])
 
 
+
+
+@pytest.mark.parametrize("entry, named", [
+    ('x = { kind = "flaot", min = 0, max = 1 }', "flaot"),
+    ('x = { min = 0, max = 1 }', "kind"),
+    ('x = { kind = "choice", options = "nosuchset" }', "nosuchset"),
+    ('x = { kind = "float", min = 0, max = 1, colour = "red" }', "colour"),
+    ('x = { kind = "int", min = 5, max = 1 }', "min=5 is above max=1"),
+])
+def test_a_malformed_registry_entry_is_refused_by_chapter_and_name(tmp_path, entry, named):
+    from attnspec.book.chapters import _read_registry
+
+    path = tmp_path / "chapters.toml"
+    path.write_text(f'["07_demo".parameters]\n{entry}\n', encoding="utf-8")
+    with pytest.raises(ParameterError) as info:
+        _read_registry(path)
+    assert "[07_demo.parameters] x" in str(info.value) and named in str(info.value)
+
+
+def test_the_shipped_registry_reads_back_equal():
+    from attnspec.book.chapters import _REGISTRY, CHAPTERS, _read_registry
+
+    assert _read_registry(_REGISTRY) == CHAPTERS

@@ -53,15 +53,35 @@ def _parameter(entry):
     return _KINDS[kind](**entry)
 
 
+def _checked_parameter(path, chapter, name, entry):
+    """:func:`_parameter`, with a malformed entry reported by file, chapter and name."""
+    where = f"{path.name}: [{chapter}.parameters] {name}"
+    try:
+        parameter = _parameter(entry)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ParameterError(f"{where} = {entry!r} is not a valid entry ({exc!r}); allowed "
+                             f"kinds: seed, {', '.join(_KINDS)}; option sets: "
+                             f"{', '.join(OPTION_SETS)}") from None
+    low, high = entry.get("min"), entry.get("max")
+    if low is not None and high is not None and low > high:
+        raise ParameterError(f"{where}: min={low!r} is above max={high!r}")
+    return parameter
+
+
 def _read_registry(path):
     """``chapters.toml`` as ``{chapter: ChapterSpec}``, in the file's order."""
     with open(path, "rb") as file:
         table = tomllib.load(file)
-    return {chapter: ChapterSpec(
-                parameters={name: _parameter(entry)
-                            for name, entry in declared["parameters"].items()},
-                quick=declared.get("quick", {}))
-            for chapter, declared in table.items()}
+    registry = {}
+    for chapter, declared in table.items():
+        if not isinstance(declared, dict) or "parameters" not in declared:
+            raise ParameterError(f"{path.name}: [{chapter}] needs a [{chapter}.parameters] "
+                                 "table")
+        registry[chapter] = ChapterSpec(
+            parameters={name: _checked_parameter(path, chapter, name, entry)
+                        for name, entry in declared["parameters"].items()},
+            quick=declared.get("quick", {}))
+    return registry
 
 
 #: One :class:`ChapterSpec` per notebook, read from ``chapters.toml`` (data, one line per
