@@ -150,8 +150,9 @@ def code_limit(tags):
 
 
 def output_limit(tags):
-    """The widest printed line a cell with these tags may show (only ``hide-cell`` folds it)."""
-    return IN_TOGGLE if "hide-cell" in tags else VISIBLE
+    """The widest printed line a cell with these tags may show (``hide-cell`` and
+    ``hide-output`` fold the output into a toggle)."""
+    return IN_TOGGLE if {"hide-cell", "hide-output"} & set(tags) else VISIBLE
 
 
 def long_lines(source, limit=VISIBLE):
