@@ -224,6 +224,32 @@ def test_row_sum_fluctuation_refuses_where_it_has_no_value():
         attnspec.row_sum_fluctuation(26.0, 10, 2705)
 
 
+def test_row_sum_fluctuation_refusals_are_parameter_errors_naming_beta():
+    for beta, d_qk in [(2.0, 4), (26.0, 2705)]:
+        with pytest.raises(attnspec.ParameterError, match=r"beta=\S+.*d_qk"):
+            attnspec.row_sum_fluctuation(beta, 10, d_qk)
+
+
+@pytest.mark.parametrize("d_qk, gap", [(4, 1e-3), (100, 1e-6), (100, 1e-12), (2000, 0.3),
+                                       (1000, 0.1), (50, 1e-14)])
+def test_row_sum_fluctuation_near_the_divergence_within_its_stated_bound(d_qk, gap):
+    """Against mpmath at the same float inputs: 4e-13 + 2.2e-16·2β²/(1 − 4β²/d_qk)."""
+    mpmath = pytest.importorskip("mpmath")
+    beta = math.sqrt(d_qk / 4 * (1 - gap))
+    got = attnspec.row_sum_fluctuation(beta, 10, d_qk)
+    with mpmath.workdps(60):
+        b, d = mpmath.mpf(beta), mpmath.mpf(d_qk)
+
+        def a(m):
+            return -d / 2 * mpmath.log(1 - m * b * b / d)
+
+        u, v = a(2) - 2 * a(1), a(4) - a(2)
+        want = mpmath.sqrt(mpmath.exp(u) * mpmath.expm1(v) / 10 + mpmath.expm1(u))
+        one_minus = 1 - 4 * b * b / d
+        bound = 4e-13 + 2.2e-16 * 2 * b * b / one_minus
+        assert abs(got.exact - want) / want <= bound
+
+
 @pytest.mark.parametrize("beta", [0.5, 1.0])
 def test_row_sum_fluctuation_matches_softmax_rows(beta):
     """The rows of simulated QKᵀ scores: relative variance = the exact within-draw value."""

@@ -212,10 +212,19 @@ def row_sum_fluctuation(beta, ell, d_qk):
     whose leading terms are (e^{β²} − 1)/ℓ (keys) and β⁴/(2 d_qk) (query norm). aₘ is finite
     iff mβ² < d_qk (E e^{t qₖkₖ} = (1 − t²)^{−1/2} per coordinate pair, for −1 < t < 1 only): the
     mean needs β² < d_qk, and the variance is infinite when 4β² ≥ d_qk, so ``exact`` and
-    ``within_draw`` are then ``inf`` (E rᵢ² involves E e^{2βSᵢₖ} = e^{a₄}). Accuracy: within
-    3e-13 relative against mpmath for β from 1e-300 to 26, ℓ up to 1e12 and d_qk up to 1e15,
-    next to the divergence included (the exponent differences are formed in closed form,
-    without cancellation, and carried in logarithms, so β² may underflow).
+    ``within_draw`` are then ``inf`` (E rᵢ² involves E e^{2βSᵢₖ} = e^{a₄}).
+
+    Accuracy, relative to the exact value at the given float inputs (mpmath): within 4e-13
+    for β from 1e-300 to 26, ℓ up to 1e12 and d_qk up to 1e15 while 4β² ≤ 0.9 d_qk (the
+    exponent differences are formed in closed form, without cancellation, and carried in
+    logarithms, so β² may underflow). Next to the divergence the ratio is ill-conditioned:
+    a relative change ε of β moves it by about ε·2β²/(1 − 4β²/d_qk), and the rounding of
+    β²/d_qk does the same, so the error bound is 4e-13 + 2.2e-16·2β²/(1 − 4β²/d_qk)
+    (measured: at most 0.6 of it over d_qk from 1 to 1e9 and 1 − 4β²/d_qk from 0.5 to 1e-14;
+    e.g. 1e-3 relative at d_qk = 100, 4β² = d_qk(1 − 1e-12)). Where the finite exact ratio
+    exceeds the float64 range (1 − 4β²/d_qk below about e^{−2840/d_qk}, reachable in
+    float64 only for d_qk ≳ 80) it is refused rather than returned as ``inf``, which would
+    claim the divergence itself.
 
     Parameters
     ----------
@@ -230,16 +239,17 @@ def row_sum_fluctuation(beta, ell, d_qk):
 
     Raises
     ------
-    ValueError
-        If an argument is out of its range; if β² ≥ d_qk, where E rᵢ is infinite and the
-        ratio sd(rᵢ)/E rᵢ has no value; or if the finite exact ratio exceeds the float64
-        range (4β² just below d_qk).
+    ParameterError
+        (a ``ValueError``) If an argument is out of its range; if β² ≥ d_qk, where E rᵢ is
+        infinite and the ratio sd(rᵢ)/E rᵢ has no value (named ``beta``); or if the finite
+        exact ratio exceeds the float64 range (4β² just below d_qk, named ``beta``): ``inf``
+        is reserved for 4β² ≥ d_qk, where the variance really is infinite.
     """
     beta = check_beta(beta)
     ell = check_int("ell", ell, min=1)
     d_qk = check_int("d_qk", d_qk, min=1)
     if beta * beta >= d_qk:
-        raise ValueError(f"beta**2 must be < d_qk (E r_i is infinite otherwise, so "
+        raise ParameterError(f"beta**2 must be < d_qk (E r_i is infinite otherwise, so "
                          f"sd(r_i)/E r_i has no value); got beta={beta!r}, d_qk={d_qk!r}")
     log_b2, log_ell = 2 * math.log(beta), math.log(ell)
     keys = math.exp(0.5 * (_log_expm1_from_log(log_b2) - log_ell))
@@ -265,9 +275,10 @@ def row_sum_fluctuation(beta, ell, d_qk):
             exact = math.exp(0.5 * np.logaddexp(log_key, log_query))
             within = math.exp(0.5 * np.logaddexp(log_key, log_shared))
         except OverflowError:
-            raise ValueError(
-                f"sd(r_i)/E r_i exceeds the float64 range at beta={beta!r}, d_qk={d_qk!r} "
-                f"(4 beta**2 = {4 * beta * beta!r} is too close to d_qk)") from None
+            raise ParameterError(
+                f"beta={beta!r} is too close to sqrt(d_qk)/2 for d_qk={d_qk!r}: the finite "
+                f"sd(r_i)/E r_i exceeds the float64 range (4 beta**2 = {4 * beta * beta!r})"
+            ) from None
     return RowSumFluctuation(keys, query, math.hypot(keys, query), exact, within)
 
 
