@@ -445,3 +445,11 @@ def test_onset_text_none_key_and_inconsistent_counts():
         thresholds.onset_text(one, key="start")
     with pytest.raises(TypeError, match="none"):
         thresholds.onset_text(one, none=None)
+
+
+def test_row_sum_fluctuation_log_mean_is_the_chi2_mean():
+    """E rᵢ = ℓ E e^{β²‖q‖²/(2d_qk)} = ℓ(1 − β²/d_qk)^{−d_qk/2} (χ² moment generating function)."""
+    for beta, ell, d_qk in [(0.5, 300, 300), (1.5, 10, 3), (1e-200, 7, 5)]:
+        f = attnspec.row_sum_fluctuation(beta, ell, d_qk)
+        assert f.log_mean == pytest.approx(
+            math.log(ell * (1 - beta**2 / d_qk) ** (-d_qk / 2)), rel=1e-14)

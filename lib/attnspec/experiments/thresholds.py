@@ -191,6 +191,9 @@ class RowSumFluctuation:
     within_draw : float
         The exact value of the same ratio for the rows of one matrix (which share the keys):
         √(exact² − Var(E[rᵢ | K])/E[rᵢ]²); ``inf`` if 4β² ≥ d_qk.
+    log_mean : float
+        log E rᵢ = log ℓ + a₁ = log ℓ − (d_qk/2) log(1 − β²/d_qk), the scale the row sums of
+        :func:`largest_entries` are divided by.
     """
 
     keys: float
@@ -198,6 +201,7 @@ class RowSumFluctuation:
     total: float
     exact: float
     within_draw: float
+    log_mean: float
 
 
 def row_sum_fluctuation(beta, ell, d_qk):
@@ -279,7 +283,13 @@ def row_sum_fluctuation(beta, ell, d_qk):
                 f"beta={beta!r} is too close to sqrt(d_qk)/2 for d_qk={d_qk!r}: the finite "
                 f"sd(r_i)/E r_i exceeds the float64 range (4 beta**2 = {4 * beta * beta!r})"
             ) from None
-    return RowSumFluctuation(keys, query, math.hypot(keys, query), exact, within)
+    return RowSumFluctuation(keys, query, math.hypot(keys, query), exact, within,
+                             _log_row_sum_mean(beta, ell, d_qk))
+
+
+def _log_row_sum_mean(beta, ell, d_qk):
+    """log E rᵢ = log ℓ + a₁, a₁ = −(d_qk/2) log(1 − β²/d_qk) (MATH.md §5; needs β² < d_qk)."""
+    return math.log(ell) - 0.5 * d_qk * math.log1p(-beta * beta / d_qk)
 
 
 def _log_expm1_from_log(log_v):
@@ -356,7 +366,7 @@ def largest_entries(ell, betas, rng=None, *, c=1.0):
         out["m1"].append(float(np.sum(A * A) - 1.0))
         if beta * beta < d_qk:
             log_rows = np.log(rows) + beta * top[:, 0]
-            log_mean = math.log(ell) - 0.5 * d_qk * math.log1p(-beta * beta / d_qk)
+            log_mean = _log_row_sum_mean(beta, ell, d_qk)
             rel = np.exp(log_rows - log_mean)
             out["row_sum_rel_sd"].append(float(np.std(rel, ddof=1)))
         else:

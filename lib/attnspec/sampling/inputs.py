@@ -22,7 +22,7 @@ import numpy as np
 
 from .._docstrings import fill_docstring
 from .._validation import check_float, check_int, check_matrix, check_memory, check_rng
-from ..hermite import (hermite_coefficients, hermite_he, noise_variance,
+from ..hermite import (alpha, hermite_coefficients, hermite_he, noise_variance,
                        truncated_noise_variance)
 from .equivalents import linear_model
 from .softmax import project_rows
@@ -148,14 +148,14 @@ def reweighted_linear_model(S, beta, rng=None):
     """
     S, beta, rng = _check_score_arguments(S, beta, rng)
     ell = S.shape[0]
-    centred = S - S.mean(axis=1, keepdims=True)
+    centred = project_rows(S)
     key_effect = centred.mean(axis=0)
     residual = centred - key_effect
     row_scale = np.sqrt(np.mean(residual ** 2, axis=1))
-    alpha = np.sqrt(noise_variance(beta * np.maximum(row_scale, 1e-300)))
+    amplitude = alpha(beta * np.maximum(row_scale, 1e-300))
     weights = np.exp(beta * (key_effect - key_effect.max()))
     weights /= weights.mean()
-    Y = alpha[:, None] * rng.standard_normal((ell, ell))
+    Y = amplitude[:, None] * rng.standard_normal((ell, ell))
     Y += beta * residual
     Y *= weights
     Y += weights - 1.0
