@@ -21,7 +21,8 @@ import math
 import numpy as np
 
 from .._docstrings import fill_docstring
-from .._validation import check_float, check_int, check_matrix, check_memory, check_rng
+from .._validation import (check_beta, check_float, check_int, check_matrix, check_memory,
+                           check_rng)
 from ..hermite import (alpha, hermite_coefficients, hermite_he, noise_variance,
                        truncated_noise_variance)
 from .equivalents import linear_model
@@ -65,9 +66,9 @@ def gaussian_tokens(ell, d, rng=None, *, shared=0.0):
 
 
 def _check_score_arguments(S, beta, rng):
-    """S (square, ℓ ≥ 2, finite), β > 0 and the generator, checked in that order."""
+    """S (square, ℓ ≥ 2, finite), 0 < β ≤ 26 and the generator, checked in that order."""
     S = check_matrix("S", S, square=True, min_rows=2, finite=True)
-    beta = check_float("beta", beta, min=0, min_open=True)
+    beta = check_beta(beta)
     return S, beta, check_rng(rng)
 
 

@@ -22,7 +22,7 @@ import math
 import numpy as np
 
 from .._docstrings import fill_docstring
-from .._validation import (check_bool, check_float, check_int, check_matrix,
+from .._validation import (check_beta, check_bool, check_float, check_int, check_matrix,
                            check_memory, check_rng)
 from ..hermite import alpha
 from .equivalents import linear_model
@@ -134,7 +134,7 @@ def causal_linear_equivalent(S, beta, rng=None):
     :class:`attnspec.TriangularProfileLaw` (scale α²).
     """
     S = check_matrix("S", S, square=True, min_rows=2, finite=True)
-    beta = check_float("beta", beta, min=0, min_open=True)
+    beta = check_beta(beta)
     noise = alpha(beta)
     rng = check_rng(rng)
     ell = S.shape[0]
