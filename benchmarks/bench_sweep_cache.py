@@ -19,11 +19,9 @@ printed, not asserted: they are the reason the book keeps its own cache.
 
 from __future__ import annotations
 
-import os
 import pickle
 import sys
 import tempfile
-import time
 import warnings
 from pathlib import Path
 

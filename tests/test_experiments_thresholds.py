@@ -224,6 +224,32 @@ def test_row_sum_fluctuation_refuses_where_it_has_no_value():
         attnspec.row_sum_fluctuation(26.0, 10, 2705)
 
 
+def test_row_sum_fluctuation_refusals_are_parameter_errors_naming_beta():
+    for beta, d_qk in [(2.0, 4), (26.0, 2705)]:
+        with pytest.raises(attnspec.ParameterError, match=r"beta=\S+.*d_qk"):
+            attnspec.row_sum_fluctuation(beta, 10, d_qk)
+
+
+@pytest.mark.parametrize("d_qk, gap", [(4, 1e-3), (100, 1e-6), (100, 1e-12), (2000, 0.3),
+                                       (1000, 0.1), (50, 1e-14)])
+def test_row_sum_fluctuation_near_the_divergence_within_its_stated_bound(d_qk, gap):
+    """Against mpmath at the same float inputs: 4e-13 + 2.2e-16·2β²/(1 − 4β²/d_qk)."""
+    mpmath = pytest.importorskip("mpmath")
+    beta = math.sqrt(d_qk / 4 * (1 - gap))
+    got = attnspec.row_sum_fluctuation(beta, 10, d_qk)
+    with mpmath.workdps(60):
+        b, d = mpmath.mpf(beta), mpmath.mpf(d_qk)
+
+        def a(m):
+            return -d / 2 * mpmath.log(1 - m * b * b / d)
+
+        u, v = a(2) - 2 * a(1), a(4) - a(2)
+        want = mpmath.sqrt(mpmath.exp(u) * mpmath.expm1(v) / 10 + mpmath.expm1(u))
+        one_minus = 1 - 4 * b * b / d
+        bound = 4e-13 + 2.2e-16 * 2 * b * b / one_minus
+        assert abs(got.exact - want) / want <= bound
+
+
 @pytest.mark.parametrize("beta", [0.5, 1.0])
 def test_row_sum_fluctuation_matches_softmax_rows(beta):
     """The rows of simulated QKᵀ scores: relative variance = the exact within-draw value."""
@@ -366,3 +392,64 @@ def test_onset_text_single_draw_and_no_crossing():
         thresholds.onset_text({"onset": 1.0})
     with pytest.raises(TypeError, match="crossing"):
         thresholds.onset_text(one, crossing="no")
+
+
+def test_entry_onset_above_the_edge_from_the_first_beta():
+    """A ratio already above 1 at betas[0]: the onset is betas[0], an upper bound, not nan."""
+    assert thresholds.entry_onset([1, 2, 3], [2, 3, 4], [1, 1, 1])[0] == 1.0
+    assert math.isnan(thresholds.entry_onset([1, 2, 3], [2, 3, 4], [1, 1, 1])[1])
+    onset, end = thresholds.entry_onset([1, 2, 3], np.exp([1.0, 1.0, -1.0]), [1, 1, 1])
+    assert onset == 1.0 and end == pytest.approx(2.5)
+    # up, down, up again: still above at the largest β, so there is no end
+    onset, end = thresholds.entry_onset([1, 2, 3, 4], np.exp([-1.0, 1, -1, 1]), np.ones(4))
+    assert onset == pytest.approx(1.5) and math.isnan(end)
+
+
+def test_onset_summary_and_text_above_the_edge_from_the_first_beta():
+    # the mean ratio is above 1 at β = 0.5; one draw is below the edge everywhere
+    tops = [np.exp([2, 2, 1, -1.0]), np.exp([1, 1, -1, -2.0]), np.full(4, 0.5)]
+    summary = thresholds.onset_summary(_onset_runs(tops))
+    assert summary["onset"] == 0.5 and summary["onset_at_start"]
+    assert 1.5 < summary["end"] < 2.0          # the mean ratio drops below 1 in (1.5, 2)
+    # draws whose own largest entry clears the edge anywhere in the grid
+    assert (summary["onset_crossed"], summary["draws_at_start"]) == (2, 2)
+    assert math.isnan(summary["onset_se"])
+    text = "≤ 0.5 (above the edge at the grid's first β)"
+    assert thresholds.onset_text(summary) == text
+    assert thresholds.onset_text(summary, crossing=False) == text
+    assert thresholds.onset_text(summary, key="end") == f"{summary['end']:.3g}"
+    # a mean that crosses from below while one draw starts above: no se, and the count says why
+    tops = [np.exp([-2, -1, 1, 2.0]), np.exp([-2, -1, 1, 2.0]), np.exp([0.1, 1, 2, 3.0])]
+    summary = thresholds.onset_summary(_onset_runs(tops))
+    assert not summary["onset_at_start"] and summary["draws_at_start"] == 1
+    assert summary["onset_crossed"] == 3 and math.isnan(summary["onset_se"])
+    assert thresholds.onset_text(summary).endswith(
+        " ± n/a (1 of 3 draws above the edge at the first β)")
+
+
+def test_onset_text_none_key_and_inconsistent_counts():
+    none = thresholds.onset_summary(_onset_runs([np.full(4, 0.5)] * 2))
+    assert thresholds.onset_text(none, none="none") == "none"
+    assert thresholds.onset_text(none, key="end", none="none") == "none"
+    # 0.5 + 2(e^{0.25} − 1) > 1: the cross estimate is above the edge from the first β
+    assert none["cross_onset_at_start"]
+    assert thresholds.onset_text(none, key="cross_onset") == \
+        "≤ 0.5 (above the edge at the grid's first β)"
+    one = thresholds.onset_summary(_onset_runs([np.exp([-2, -1, 1, 2.0])]))
+    for bad, name in (({"draws": 0, "onset_crossed": 0}, "draws"),
+                      ({"draws": 3, "onset_crossed": 5}, "onset_crossed"),
+                      ({"draws": 3, "onset_crossed": -1}, "onset_crossed")):
+        with pytest.raises(attnspec.ParameterError, match=name):
+            thresholds.onset_text({**one, **bad})
+    with pytest.raises(ValueError, match="key"):
+        thresholds.onset_text(one, key="start")
+    with pytest.raises(TypeError, match="none"):
+        thresholds.onset_text(one, none=None)
+
+
+def test_row_sum_fluctuation_log_mean_is_the_chi2_mean():
+    """E rᵢ = ℓ E e^{β²‖q‖²/(2d_qk)} = ℓ(1 − β²/d_qk)^{−d_qk/2} (χ² moment generating function)."""
+    for beta, ell, d_qk in [(0.5, 300, 300), (1.5, 10, 3), (1e-200, 7, 5)]:
+        f = attnspec.row_sum_fluctuation(beta, ell, d_qk)
+        assert f.log_mean == pytest.approx(
+            math.log(ell * (1 - beta**2 / d_qk) ** (-d_qk / 2)), rel=1e-14)

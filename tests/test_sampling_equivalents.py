@@ -144,3 +144,32 @@ def test_linear_model_with_noise_validates():
     """Negative noise variance is refused by name."""
     with pytest.raises(ValueError, match=re.escape("noise_var must be a finite number >= 0")):
         linear_model_with_noise(10, 10, 1.0, -1.0)
+
+
+def test_linear_model_formula_and_refusals_by_name():
+    from attnspec import ParameterError
+    from attnspec.sampling.equivalents import linear_model
+    rng = np.random.default_rng(0)
+    S, Z = rng.standard_normal((5, 5)), rng.standard_normal((5, 5))
+    assert_allclose(linear_model(S, 1.5, 0.5, Z), (1.5 * S + 0.5 * Z) / math.sqrt(5),
+                    rtol=1e-15)
+    bad_calls = [
+        ("S", dict(S=[[1.0, 2.0], [3.0, 4.0]])),                 # a list, not an array
+        ("S", dict(S=np.ones((5, 5), dtype=int))),               # not floating point
+        ("S", dict(S=np.ones((2, 3)), Z=np.ones((2, 3)))),      # not square
+        ("S", dict(S=np.ones(5), Z=np.ones(5))),                # not 2-d
+        ("Z", dict(Z=np.ones((4, 4)))),                          # would broadcast wrongly
+        ("Z", dict(Z=np.ones((1, 5)))),                          # would broadcast silently
+        ("Z", dict(Z=5.0)),
+        ("beta", dict(beta=math.nan)),
+        ("beta", dict(beta="1")),
+        ("noise_sd", dict(noise_sd=-0.1)),
+        ("noise_sd", dict(noise_sd=math.inf)),
+    ]
+    for name, bad in bad_calls:
+        kwargs = {"S": S, "beta": 1.5, "noise_sd": 0.5, "Z": Z, **bad}
+        with pytest.raises(ParameterError, match=rf"^{name} must"):
+            linear_model(**kwargs)
+    # float32 scores keep their dtype as before (the scalars are used as given)
+    assert linear_model(S.astype(np.float32), 1.5, 0.5, Z.astype(np.float32)).dtype \
+        == np.float32

@@ -80,3 +80,17 @@ def test_reweighted_model_carries_the_key_effect():
     A = np.exp(1.5 * S)
     A /= A.sum(axis=1, keepdims=True)
     assert np.allclose(Y, attnspec.centered(A), atol=1e-12)
+
+
+@pytest.mark.parametrize("beta", [26.0001, 30.0, 0.0, -1.0, math.nan, math.inf])
+def test_models_on_given_scores_refuse_beta_outside_zero_to_26(beta):
+    """0 < β ≤ 26 (BETA_MAX) as documented: e^{β²} and α² stay finite float64 numbers."""
+    from attnspec.sampling.inputs import reweighted_linear_model
+    from attnspec.sampling.masked import causal_linear_equivalent
+    S = np.random.default_rng(0).standard_normal((6, 6))
+    for model in (reweighted_linear_model, causal_linear_equivalent,
+                  attnspec.scores_linear_model):
+        with pytest.raises(attnspec.ParameterError, match="beta"):
+            model(S, beta, rng=0)
+    # the end of the range is accepted
+    assert np.all(np.isfinite(causal_linear_equivalent(S, 26.0, rng=0)))

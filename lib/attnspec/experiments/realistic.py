@@ -25,8 +25,6 @@ each other, to ν_∞(β, c) and to Marchenko–Pastur MP(1, s).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from .._validation import (ParameterTypeError, check_choice, check_float, check_int,

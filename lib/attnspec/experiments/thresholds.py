@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_beta, check_float, check_int, check_rng
+from .._validation import (ParameterError, ParameterTypeError, check_beta, check_choice,
+                           check_float, check_int, check_rng)
 from ..hermite import total_variance
 from ..sampling.softmax import gaussian_factors, scores
 
@@ -190,6 +191,9 @@ class RowSumFluctuation:
     within_draw : float
         The exact value of the same ratio for the rows of one matrix (which share the keys):
         √(exact² − Var(E[rᵢ | K])/E[rᵢ]²); ``inf`` if 4β² ≥ d_qk.
+    log_mean : float
+        log E rᵢ = log ℓ + a₁ = log ℓ − (d_qk/2) log(1 − β²/d_qk), the scale the row sums of
+        :func:`largest_entries` are divided by.
     """
 
     keys: float
@@ -197,6 +201,7 @@ class RowSumFluctuation:
     total: float
     exact: float
     within_draw: float
+    log_mean: float
 
 
 def row_sum_fluctuation(beta, ell, d_qk):
@@ -211,10 +216,19 @@ def row_sum_fluctuation(beta, ell, d_qk):
     whose leading terms are (e^{β²} − 1)/ℓ (keys) and β⁴/(2 d_qk) (query norm). aₘ is finite
     iff mβ² < d_qk (E e^{t qₖkₖ} = (1 − t²)^{−1/2} per coordinate pair, for −1 < t < 1 only): the
     mean needs β² < d_qk, and the variance is infinite when 4β² ≥ d_qk, so ``exact`` and
-    ``within_draw`` are then ``inf`` (E rᵢ² involves E e^{2βSᵢₖ} = e^{a₄}). Accuracy: within
-    3e-13 relative against mpmath for β from 1e-300 to 26, ℓ up to 1e12 and d_qk up to 1e15,
-    next to the divergence included (the exponent differences are formed in closed form,
-    without cancellation, and carried in logarithms, so β² may underflow).
+    ``within_draw`` are then ``inf`` (E rᵢ² involves E e^{2βSᵢₖ} = e^{a₄}).
+
+    Accuracy, relative to the exact value at the given float inputs (mpmath): within 4e-13
+    for β from 1e-300 to 26, ℓ up to 1e12 and d_qk up to 1e15 while 4β² ≤ 0.9 d_qk (the
+    exponent differences are formed in closed form, without cancellation, and carried in
+    logarithms, so β² may underflow). Next to the divergence the ratio is ill-conditioned:
+    a relative change ε of β moves it by about ε·2β²/(1 − 4β²/d_qk), and the rounding of
+    β²/d_qk does the same, so the error bound is 4e-13 + 2.2e-16·2β²/(1 − 4β²/d_qk)
+    (measured: at most 0.6 of it over d_qk from 1 to 1e9 and 1 − 4β²/d_qk from 0.5 to 1e-14;
+    e.g. 1e-3 relative at d_qk = 100, 4β² = d_qk(1 − 1e-12)). Where the finite exact ratio
+    exceeds the float64 range (1 − 4β²/d_qk below about e^{−2840/d_qk}, reachable in
+    float64 only for d_qk ≳ 80) it is refused rather than returned as ``inf``, which would
+    claim the divergence itself.
 
     Parameters
     ----------
@@ -229,16 +243,17 @@ def row_sum_fluctuation(beta, ell, d_qk):
 
     Raises
     ------
-    ValueError
-        If an argument is out of its range; if β² ≥ d_qk, where E rᵢ is infinite and the
-        ratio sd(rᵢ)/E rᵢ has no value; or if the finite exact ratio exceeds the float64
-        range (4β² just below d_qk).
+    ParameterError
+        (a ``ValueError``) If an argument is out of its range; if β² ≥ d_qk, where E rᵢ is
+        infinite and the ratio sd(rᵢ)/E rᵢ has no value (named ``beta``); or if the finite
+        exact ratio exceeds the float64 range (4β² just below d_qk, named ``beta``): ``inf``
+        is reserved for 4β² ≥ d_qk, where the variance really is infinite.
     """
     beta = check_beta(beta)
     ell = check_int("ell", ell, min=1)
     d_qk = check_int("d_qk", d_qk, min=1)
     if beta * beta >= d_qk:
-        raise ValueError(f"beta**2 must be < d_qk (E r_i is infinite otherwise, so "
+        raise ParameterError(f"beta**2 must be < d_qk (E r_i is infinite otherwise, so "
                          f"sd(r_i)/E r_i has no value); got beta={beta!r}, d_qk={d_qk!r}")
     log_b2, log_ell = 2 * math.log(beta), math.log(ell)
     keys = math.exp(0.5 * (_log_expm1_from_log(log_b2) - log_ell))
@@ -264,10 +279,17 @@ def row_sum_fluctuation(beta, ell, d_qk):
             exact = math.exp(0.5 * np.logaddexp(log_key, log_query))
             within = math.exp(0.5 * np.logaddexp(log_key, log_shared))
         except OverflowError:
-            raise ValueError(
-                f"sd(r_i)/E r_i exceeds the float64 range at beta={beta!r}, d_qk={d_qk!r} "
-                f"(4 beta**2 = {4 * beta * beta!r} is too close to d_qk)") from None
-    return RowSumFluctuation(keys, query, math.hypot(keys, query), exact, within)
+            raise ParameterError(
+                f"beta={beta!r} is too close to sqrt(d_qk)/2 for d_qk={d_qk!r}: the finite "
+                f"sd(r_i)/E r_i exceeds the float64 range (4 beta**2 = {4 * beta * beta!r})"
+            ) from None
+    return RowSumFluctuation(keys, query, math.hypot(keys, query), exact, within,
+                             _log_row_sum_mean(beta, ell, d_qk))
+
+
+def _log_row_sum_mean(beta, ell, d_qk):
+    """log E rᵢ = log ℓ + a₁, a₁ = −(d_qk/2) log(1 − β²/d_qk) (MATH.md §5; needs β² < d_qk)."""
+    return math.log(ell) - 0.5 * d_qk * math.log1p(-beta * beta / d_qk)
 
 
 def _log_expm1_from_log(log_v):
@@ -344,7 +366,7 @@ def largest_entries(ell, betas, rng=None, *, c=1.0):
         out["m1"].append(float(np.sum(A * A) - 1.0))
         if beta * beta < d_qk:
             log_rows = np.log(rows) + beta * top[:, 0]
-            log_mean = math.log(ell) - 0.5 * d_qk * math.log1p(-beta * beta / d_qk)
+            log_mean = _log_row_sum_mean(beta, ell, d_qk)
             rel = np.exp(log_rows - log_mean)
             out["row_sum_rel_sd"].append(float(np.std(rel, ddof=1)))
         else:
@@ -369,8 +391,11 @@ def entry_onset(betas, max_entry2, edges):
     tuple of float
         ``(onset, end)``: the smallest β at which max_entry2/edge crosses 1 from below and the
         largest at which it crosses back below 1, both by linear interpolation of
-        log(max_entry2/edge) in β; nan where there is no such crossing (``end`` is nan while
-        the ratio is still above 1 at the largest β).
+        log(max_entry2/edge) in β. When the ratio is already above 1 at ``betas[0]`` the
+        onset lies at or before the grid and ``onset`` is ``betas[0]``, an upper bound (tell
+        the two cases apart with ``max_entry2[0] > edges[0]``; :func:`onset_summary` does).
+        nan where there is no such crossing: ``onset`` when the ratio is never above 1,
+        ``end`` when it is still above 1 at the largest β.
     """
     betas = np.asarray(betas, dtype=np.float64)
     top = np.asarray(max_entry2, dtype=np.float64)
@@ -393,9 +418,8 @@ def entry_onset(betas, max_entry2, edges):
 
     ups = np.flatnonzero(~above[:-1] & above[1:])
     downs = np.flatnonzero(above[:-1] & ~above[1:])
-    onset = crossing(ups[0]) if ups.size else math.nan
-    end = crossing(downs[-1]) if downs.size and (not ups.size or downs[-1] > ups[0]) \
-        else math.nan
+    onset = float(betas[0]) if above[0] else crossing(ups[0]) if ups.size else math.nan
+    end = crossing(downs[-1]) if downs.size and not above[-1] else math.nan
     return onset, end
 
 
@@ -415,12 +439,17 @@ def onset_summary(runs):
         ``"ratio_se"``, ``"cross_ratio"`` (mean of (max Mᵢⱼ² + 2s)/z₊², s = e^{β²} − 1, the
         cross estimate with a typical row and column), ``"row_sum_rel_sd"`` and
         ``"row_sum_rel_sd_se"``, ``"m1"``; floats ``"onset"``, ``"end"`` (crossings of the mean
-        ratio, :func:`entry_onset`), ``"onset_se"`` and ``"cross_onset"``; ints ``"draws"``
-        and ``"onset_crossed"``, the number of draws whose own ratio crosses the edge upward.
+        ratio, :func:`entry_onset`), ``"onset_se"`` and ``"cross_onset"``; bools
+        ``"onset_at_start"`` and ``"cross_onset_at_start"``, true when the mean ratio is
+        already above 1 at the grid's first β (the onset is then ``betas[0]``, an upper
+        bound); ints ``"draws"``, ``"onset_crossed"``, the number of draws whose own ratio
+        exceeds 1 somewhere in the grid (whose own largest entry clears the edge), and
+        ``"draws_at_start"``, those among them already above 1 at the first β.
         ``"onset_se"`` is the standard deviation of the per-draw onsets over √draws, defined
-        only when every draw crosses and there are at least two: a draw whose largest entry
-        never clears the edge has no onset, and leaving it out would bias the spread, so the
-        standard error is nan then (:func:`onset_text` reports the count instead).
+        only when every draw crosses from below inside the grid and there are at least two: a
+        draw whose largest entry never clears the edge has no onset, one above the edge from
+        the first β only a bound, and leaving either out would bias the spread, so the
+        standard error is nan then (:func:`onset_text` reports the counts instead).
     """
     if not runs:
         raise ValueError("runs must be a non-empty list of largest_entries results")
@@ -439,21 +468,29 @@ def onset_summary(runs):
         return values.std(axis=0, ddof=1) / math.sqrt(n) if n > 1 else np.full(betas.shape,
                                                                                 np.nan)
 
-    onset, end = entry_onset(betas, ratio.mean(axis=0), np.ones_like(betas))
-    per_draw = np.array([entry_onset(betas, r, np.ones_like(betas))[0] for r in ratio])
-    crossed = int(np.count_nonzero(np.isfinite(per_draw)))
-    onset_se = float(np.std(per_draw, ddof=1) / math.sqrt(n)) if 1 < n == crossed \
-        else math.nan
-    return {"beta": betas, "edge": edge, "ratio": ratio.mean(axis=0), "ratio_se": se(ratio),
-            "cross_ratio": cross.mean(axis=0), "row_sum_rel_sd": rows.mean(axis=0),
+    ones = np.ones_like(betas)
+    mean_ratio, mean_cross = ratio.mean(axis=0), cross.mean(axis=0)
+    onset, end = entry_onset(betas, mean_ratio, ones)
+    per_draw = np.array([entry_onset(betas, r, ones)[0] for r in ratio])
+    crossed = int(np.count_nonzero(np.any(ratio > 1, axis=1)))
+    at_start = int(np.count_nonzero(ratio[:, 0] > 1))
+    onset_se = float(np.std(per_draw, ddof=1) / math.sqrt(n)) \
+        if 1 < n == crossed and at_start == 0 else math.nan
+    return {"beta": betas, "edge": edge, "ratio": mean_ratio, "ratio_se": se(ratio),
+            "cross_ratio": mean_cross, "row_sum_rel_sd": rows.mean(axis=0),
             "row_sum_rel_sd_se": se(rows),
             "m1": np.mean([run["m1"] for run in runs], axis=0), "onset": onset,
-            "end": end, "onset_se": onset_se, "draws": n, "onset_crossed": crossed,
-            "cross_onset": entry_onset(betas, cross.mean(axis=0), np.ones_like(betas))[0]}
+            "end": end, "onset_se": onset_se, "onset_at_start": bool(mean_ratio[0] > 1),
+            "draws": n, "onset_crossed": crossed, "draws_at_start": at_start,
+            "cross_onset": entry_onset(betas, mean_cross, ones)[0],
+            "cross_onset_at_start": bool(mean_cross[0] > 1)}
 
 
-def onset_text(summary, crossing=True):
-    """The onset of an :func:`onset_summary` as text, with its standard error where it has one.
+_AT_START = " (above the edge at the grid's first β)"
+
+
+def onset_text(summary, crossing=True, *, key="onset", none="(none in the grid)"):
+    """A crossing of an :func:`onset_summary` as text, with its standard error where it has one.
 
     Parameters
     ----------
@@ -462,35 +499,67 @@ def onset_text(summary, crossing=True):
     crossing : bool
         Append ``" (k of n draws cross)"`` when some draw has no onset of its own (a table
         that shows the count in a column of its own passes False).
+    key : {"onset", "end", "cross_onset"}
+        Which crossing: the onset (with its standard error), the end or the cross onset (the
+        value alone).
+    none : str
+        The text when there is no such crossing in the grid.
 
     Returns
     -------
     str
         ``"1.09 ± 0.08"`` when every draw crosses; ``"1.27 ± n/a (2 of 3 draws cross)"`` when
         some draw never crosses (no standard error, see :func:`onset_summary`); ``"1.09"``
-        followed by ``" (one draw)"`` for a single draw; ``"(none in the grid)"`` when the
-        mean ratio never crosses the edge.
+        followed by ``" (one draw)"`` for a single draw; ``"≤ 1.25 (above the edge at the
+        grid's first β)"`` when the mean ratio is already above the edge at the first β
+        (``summary["onset_at_start"]``, resp. ``"cross_onset_at_start"``); ``none`` when the
+        mean ratio never crosses the edge. For ``key="end"`` or ``"cross_onset"``, the value
+        alone (``"2.26"``).
+
+    Raises
+    ------
+    ValueError
+        If ``summary`` lacks a field, or has ``draws < 1`` or ``onset_crossed`` outside
+        0..draws.
 
     Examples
     --------
     >>> onset_text({"onset": 1.2683, "onset_se": float("nan"), "draws": 3,
     ...             "onset_crossed": 2})
     '1.27 ± n/a (2 of 3 draws cross)'
+    >>> onset_text({"onset": 1.25, "onset_se": float("nan"), "draws": 3,
+    ...             "onset_crossed": 3, "onset_at_start": True})
+    "≤ 1.25 (above the edge at the grid's first β)"
     """
     if not isinstance(crossing, bool):
         raise TypeError(f"crossing must be a bool; got crossing={crossing!r}")
+    key = check_choice("key", key, ("onset", "end", "cross_onset"))
+    if not isinstance(none, str):
+        raise ParameterTypeError(f"none must be a str; got none={none!r}")
     try:
-        onset, se = float(summary["onset"]), float(summary["onset_se"])
+        value, se = float(summary[key]), float(summary["onset_se"])
         n, crossed = int(summary["draws"]), int(summary["onset_crossed"])
-    except (KeyError, TypeError, ValueError):
-        raise ValueError("summary must be a result of onset_summary (with onset, onset_se, "
+        at_start = bool(summary.get(f"{key}_at_start", False))
+    except (AttributeError, KeyError, TypeError, ValueError):
+        raise ValueError(f"summary must be a result of onset_summary (with {key}, onset_se, "
                          f"draws and onset_crossed); got summary={summary!r}") from None
-    if not math.isfinite(onset):
-        return "(none in the grid)"
-    text = f"{onset:.3g}"
+    if n < 1:
+        raise ParameterError(f"summary['draws'] must be >= 1; got draws={n}")
+    if not 0 <= crossed <= n:
+        raise ParameterError(f"summary['onset_crossed'] must be between 0 and draws={n}; "
+                             f"got onset_crossed={crossed}")
+    if not math.isfinite(value):
+        return none
+    if at_start:
+        return f"≤ {value:.3g}" + _AT_START
+    text = f"{value:.3g}"
+    if key != "onset":
+        return text
     if n == 1:
         return text + (" (one draw)" if crossing else "")
     text += f" ± {se:.1g}" if math.isfinite(se) else " ± n/a"
     if crossing and crossed < n:
         text += f" ({crossed} of {n} draws cross)"
+    elif crossing and summary.get("draws_at_start", 0):
+        text += f" ({summary['draws_at_start']} of {n} draws above the edge at the first β)"
     return text

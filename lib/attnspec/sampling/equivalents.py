@@ -9,7 +9,8 @@ import numpy as np
 from numpy.polynomial.hermite_e import hermeval
 
 from .._docstrings import fill_docstring
-from .._validation import check_beta, check_float, check_int, check_memory, check_rng
+from .._validation import (ParameterError, ParameterTypeError, check_beta, check_float,
+                           check_int, check_memory, check_rng)
 from ..hermite import (alpha, hermite_coefficients, noise_variance, total_variance,
                        truncated_noise_variance)
 from .softmax import gaussian_factors, project_rows, scores, softmax_rows
@@ -24,22 +25,42 @@ STEPWISE_KEYS = ("softmax", "Y", "Y_f", "Y_Q", "Y_Q_lin", "Y_f_lin")
 def linear_model(S, beta, noise_sd, Z):
     r"""(βS + σZ)/√ℓ: the linear model Y_lin on given ℓ×ℓ scores S and noise Z (MATH.md §2).
 
-    The one place the formula is written (building block: unchecked input). With
-    S = QKᵀ/√d_qk and σ = α it is :func:`attnspec.linear_equivalent`; the stepwise chain,
-    the models on given scores and the masked model call it too.
+    The one place the formula is written. With S = QKᵀ/√d_qk and σ = α it is
+    :func:`attnspec.linear_equivalent`; the stepwise chain, the models on given scores and
+    the masked model call it too. Its checks are O(1) (types, shapes, the two scalars); the
+    entries of S and Z are not scanned.
 
     Parameters
     ----------
     S, Z : numpy.ndarray
-        ℓ×ℓ scores and ℓ×ℓ noise (float64).
+        ℓ×ℓ scores and ℓ×ℓ noise, floating-point arrays of the same shape.
     beta, noise_sd : float
-        β and the noise amplitude σ ≥ 0 (α for the Gaussian equivalence).
+        β and the noise amplitude σ ≥ 0 (α for the Gaussian equivalence), finite.
 
     Returns
     -------
     numpy.ndarray
         A new ℓ×ℓ array.
+
+    Raises
+    ------
+    ParameterError
+        Naming ``S``, ``Z``, ``beta`` or ``noise_sd``: S not a square 2-d floating-point
+        numpy array, Z not one of the same shape, β not finite or σ not a finite number ≥ 0.
     """
+    for name, array in (("S", S), ("Z", Z)):
+        if not isinstance(array, np.ndarray) or array.dtype.kind != "f":
+            raise ParameterTypeError(f"{name} must be a floating-point numpy array; got "
+                                     f"{name} of type {type(array).__name__}"
+                                     + (f" with dtype {array.dtype}"
+                                        if isinstance(array, np.ndarray) else ""))
+    if S.ndim != 2 or S.shape[0] != S.shape[1]:
+        raise ParameterError(f"S must be a square 2-d array; got S with shape {S.shape}")
+    if Z.shape != S.shape:
+        raise ParameterError(f"Z must have the shape of S, {S.shape}; got Z with shape "
+                             f"{Z.shape}")
+    check_float("beta", beta)                  # the caller's objects are used as given
+    check_float("noise_sd", noise_sd, min=0)
     Y = S * beta
     Y += noise_sd * Z
     Y *= 1.0 / math.sqrt(S.shape[0])

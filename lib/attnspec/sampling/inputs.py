@@ -21,8 +21,9 @@ import math
 import numpy as np
 
 from .._docstrings import fill_docstring
-from .._validation import check_float, check_int, check_matrix, check_memory, check_rng
-from ..hermite import (hermite_coefficients, hermite_he, noise_variance,
+from .._validation import (check_beta, check_float, check_int, check_matrix, check_memory,
+                           check_rng)
+from ..hermite import (alpha, hermite_coefficients, hermite_he, noise_variance,
                        truncated_noise_variance)
 from .equivalents import linear_model
 from .softmax import project_rows
@@ -65,9 +66,9 @@ def gaussian_tokens(ell, d, rng=None, *, shared=0.0):
 
 
 def _check_score_arguments(S, beta, rng):
-    """S (square, ℓ ≥ 2, finite), β > 0 and the generator, checked in that order."""
+    """S (square, ℓ ≥ 2, finite), 0 < β ≤ 26 and the generator, checked in that order."""
     S = check_matrix("S", S, square=True, min_rows=2, finite=True)
-    beta = check_float("beta", beta, min=0, min_open=True)
+    beta = check_beta(beta)
     return S, beta, check_rng(rng)
 
 
@@ -148,14 +149,14 @@ def reweighted_linear_model(S, beta, rng=None):
     """
     S, beta, rng = _check_score_arguments(S, beta, rng)
     ell = S.shape[0]
-    centred = S - S.mean(axis=1, keepdims=True)
+    centred = project_rows(S)
     key_effect = centred.mean(axis=0)
     residual = centred - key_effect
     row_scale = np.sqrt(np.mean(residual ** 2, axis=1))
-    alpha = np.sqrt(noise_variance(beta * np.maximum(row_scale, 1e-300)))
+    amplitude = alpha(beta * np.maximum(row_scale, 1e-300))
     weights = np.exp(beta * (key_effect - key_effect.max()))
     weights /= weights.mean()
-    Y = alpha[:, None] * rng.standard_normal((ell, ell))
+    Y = amplitude[:, None] * rng.standard_normal((ell, ell))
     Y += beta * residual
     Y *= weights
     Y += weights - 1.0

@@ -22,11 +22,11 @@ import math
 import numpy as np
 
 from .._docstrings import fill_docstring
-from .._validation import (check_bool, check_float, check_int, check_matrix,
+from .._validation import (check_beta, check_bool, check_float, check_int, check_matrix,
                            check_memory, check_rng)
 from ..hermite import alpha
 from .equivalents import linear_model
-from .softmax import scores, softmax_rows
+from .softmax import gaussian_factors, scores, softmax_rows
 
 __all__ = ["causal_attention", "causal_centered", "causal_linear_equivalent"]
 
@@ -63,9 +63,7 @@ def causal_attention(ell, d_qk, beta, rng=None, *, return_scores=False):
     check_memory("ell", ell, 5 * ell * ell * 8)        # S, mask, masked scores, A (+ bool)
     check_memory("d_qk", d_qk, 2 * ell * d_qk * 8)
     rng = check_rng(rng)
-    Q = rng.standard_normal((ell, d_qk))
-    K = rng.standard_normal((ell, d_qk))
-    S = scores(Q, K)
+    S = scores(*gaussian_factors(ell, d_qk, rng))
     allowed = np.tril(np.ones((ell, ell), dtype=bool))
     A = softmax_rows(np.where(allowed, S, -np.inf), beta)   # exp(−inf) = 0 above the diagonal
     return (A, S) if return_scores else A
@@ -136,7 +134,7 @@ def causal_linear_equivalent(S, beta, rng=None):
     :class:`attnspec.TriangularProfileLaw` (scale α²).
     """
     S = check_matrix("S", S, square=True, min_rows=2, finite=True)
-    beta = check_float("beta", beta, min=0, min_open=True)
+    beta = check_beta(beta)
     noise = alpha(beta)
     rng = check_rng(rng)
     ell = S.shape[0]
