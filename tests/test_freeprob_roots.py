@@ -10,7 +10,8 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
 from attnspec.freeprob.roots import (companion_roots, cubic_roots, last_axis_take, polish,
-                                     polish_roots, quartic_pair, quartic_roots)
+                                     polish_roots, quartic_discriminant_sign, quartic_pair,
+                                     quartic_roots)
 
 
 def _matched_error(found, expected):
@@ -135,3 +136,22 @@ def test_last_axis_take_is_take_along_axis():
     index = rng.integers(0, 4, (5, 6))
     assert_array_equal(last_axis_take(values, index),
                        np.take_along_axis(values, index[..., None], axis=-1)[..., 0])
+
+
+def test_quartic_discriminant_sign_counts_the_real_roots():
+    """Exact sign for quartics with four real roots (+), one non-real pair (−), two pairs
+    (+), a double root (0, also after scaling), and a pair 1e-9 from double, which floats
+    would get wrong."""
+    rng = np.random.default_rng(8)
+    for pairs, sign in ((0, 1), (1, -1), (2, 1)):
+        for roots in _random_roots(rng, 200, 4, pairs):
+            assert quartic_discriminant_sign(list(np.poly(roots).real)) == sign
+    assert quartic_discriminant_sign([1.0, 0.0, -2.0, 0.0, 1.0]) == 0          # (x² − 1)²
+    assert quartic_discriminant_sign([3.0, 0.0, -6.0, 0.0, 3.0]) == 0
+    assert quartic_discriminant_sign([1.0, 0.0, 0.0, 0.0, -1.0]) == -1         # ±1, ±i
+    mp.mp.dps = 60
+    coeffs = list(np.poly([1.0, 1.0 + 1e-9, 3.0, -2.0]).real)
+    roots = mp.polyroots([mp.mpf(c) for c in coeffs[::-1]], asc=True, extraprec=300)
+    mp.mp.dps = 15
+    real = sum(abs(mp.im(r)) < 1e-30 for r in roots)
+    assert quartic_discriminant_sign(coeffs) == (-1 if real == 2 else 1)

@@ -183,11 +183,10 @@ def polish(coeffs, g, steps=3):
     return g
 
 
-def polish_roots(coeffs, roots, steps=3, tol=0.0):
+def polish_roots(coeffs, roots, steps=3):
     """Newton steps on ``Σ coeffs[i] g^(n−i)`` (highest degree first) from each of a few
     starting values, in Python scalars (real or complex arithmetic, as given; as
-    :func:`polish`, a step that is not finite is skipped): a list. A root stops early once
-    its step is at most ``tol·|g|`` (``tol = 0``: all ``steps``)."""
+    :func:`polish`, a step that is not finite is skipped): a list."""
     n = len(coeffs) - 1
     polished = []
     for g in roots:
@@ -203,8 +202,6 @@ def polish_roots(coeffs, roots, steps=3, tol=0.0):
                 continue
             if cmath.isfinite(step):
                 g = g - step
-                if abs(step) <= tol * abs(g):
-                    break
         polished.append(g)
     return polished
 
