@@ -203,6 +203,28 @@ def _interpolate(c, nodes, values, group):
     return np.where(usable, cubic, linear)
 
 
+def _sign_change(p, f, i):
+    """Where f changes sign between p[i − 1] and p[i] (f[i − 1] < 0 ≤ f[i], real p): the zero
+    of the chord (regula falsi, error O((p[i] − p[i − 1])²)); else p[max(i − 1, 0)]."""
+    if i == 0 or not (f[i - 1] < 0 <= f[i] < np.inf):
+        return p[max(i - 1, 0)]
+    return p[i - 1] - f[i - 1] * (p[i] - p[i - 1]) / (f[i] - f[i - 1])
+
+
+def _on_axis(inside, outside):
+    """A start for Newton's method on z′(p) = 0 at an edge, from the solutions p at the scan
+    points just inside and just outside the support.  Outside, p lies on the real or the
+    imaginary axis (where z is real: z(p̄) = z(p)‾, and for untied heads z(−p) = z(p)), and so
+    does the edge; inside, p − p_edge ∝ √(x − edge) leaves the axis at a right angle.  So the
+    projection of ``inside`` on the line through 0 and ``outside`` has an error O(x − edge)
+    instead of O(√(x − edge)); ``inside`` itself where ``outside`` is not on an axis."""
+    if not (np.isfinite(outside) and outside != 0
+            and min(abs(outside.real), abs(outside.imag)) <= 1e-8 * abs(outside)):
+        return inside
+    axis = outside / abs(outside)
+    return (inside * np.conj(axis)).real * axis
+
+
 def _merge_cuts(pieces):
     """Undo :func:`_split_near_zero`: the support intervals from the CDF pieces."""
     out = []
@@ -262,12 +284,14 @@ class MultiHeadLaw(SpectralLaw):
     (``Chain.evaluate`` in :mod:`attnspec.freeprob.chains`); the density is
     :math:`\rho(x) = -\operatorname{Im} G_Y(x + i0)/\pi` with z(p) = x.  The law is computed
     as the law of x/s (s = e^{β²} − 1), so that β up to BETA_MAX does not overflow.  Build:
-    the right edge is the first critical point z′(p) = 0 along p > 0; 48 points are solved
-    by Newton's method continued down an η-ladder; a 600-point scan then starts every point
-    from the remembered solutions (log p interpolated linearly in log x), the points below
-    them in one leap along the last chord (and, where that fails, decade by decade towards
-    0), and finds the support intervals, whose edges are refined as critical points; later
-    points start from the solutions interpolated (cubic) in the angle variable of the CDF
+    the right edge is the first critical point z′(p) = 0 along p > 0 (Newton's method on z′
+    from the zero of its chord between the scan points where it changes sign); 48 points are
+    solved by Newton's method continued down an η-ladder; a 600-point scan then starts every
+    point from the remembered solutions (log p interpolated linearly in log x), the points
+    below them in one leap along the last chord (and, where that fails, decade by decade
+    towards 0), and finds the support intervals, whose edges are refined as critical points
+    (from the solution inside projected on the axis, real or imaginary, of the one outside);
+    later points start from the solutions interpolated (cubic) in the angle variable of the CDF
     map, in which p is smooth up to the edges.  Near a hard edge at 0, where
     z ≈ C(p − p₀)^k, Newton's method runs on z^{1/k} (quadratic instead of linear
     convergence).  A point whose Newton iteration does not end on the physical sheet
@@ -297,8 +321,9 @@ class MultiHeadLaw(SpectralLaw):
         For invalid parameters (named in the message), before any computation; β outside
         [BETA_MIN, BETA_MAX] included.
     UnresolvedLawError
-        (a ``LawAccuracyError``, hence a ``ValueError``) if the build check fails or an edge is not resolved; the message
-        names the configuration.  Moments stay available through :func:`multihead_moments`.
+        (a ``LawAccuracyError``, hence a ``ValueError``) if the build check fails or an edge
+        is not resolved; the message names the configuration.  Moments stay available
+        through :func:`multihead_moments`.
 
     Examples
     --------
@@ -520,27 +545,27 @@ class MultiHeadLaw(SpectralLaw):
         self._tail = (x0, e, coef)
 
     def _z_derivatives(self, p, h=1e-6):
-        """z′(p) and z″(p) (z″ by a central difference of the exact z′)."""
+        """z(p), z′(p) and z″(p) (z″ by a central difference of the exact z′)."""
         step = h * np.abs(p)
-        dz = self._chain.evaluate(np.concatenate([p, p + step, p - step])).dz.reshape(3, -1)
-        return dz[0], (dz[1] - dz[2]) / (2 * step)
+        pt = self._chain.evaluate(np.concatenate([p, p + step, p - step]))
+        dz = pt.dz.reshape(3, -1)
+        return pt.z[: p.size], dz[0], (dz[1] - dz[2]) / (2 * step)
 
     def _critical_edge(self, p):
-        """Refine an edge: Newton on z′(p) = 0 from p; returns the real edge z(p*).  Stops
-        after a step s (relative to p) ≤ 1e-15, or ≤ 1e-6 with s³/s_prev² ≤ 1e-20 (the
-        error left, predicted from the observed quadratic contraction)."""
+        """Refine an edge: Newton on z′(p) = 0 from p; returns the real edge z(p*) and |Im z|.
+        Stops after a step s ≤ 1e-7 (relative to p): z is stationary at p*, so the error
+        left in p, O(s²) (O(s) where z″(p*) = 0 too), moves z by O(s⁴) (O(s³)); z(p*) is
+        z(p) − z′(p)·s/2 at the last p evaluated (Taylor, exact to O(z‴s³), as z″s = z′)."""
         p = np.atleast_1d(np.asarray(p, dtype=complex))
-        previous = 0.0
         with np.errstate(all="ignore"):
             for _ in range(60):
-                d1, d2 = self._z_derivatives(p)
+                z, d1, d2 = self._z_derivatives(p)
                 step = d1 / d2
                 p = p - step
-                size = float(np.max(np.abs(step) / np.abs(p)))
-                if not size > 1e-15 or (size <= 1e-6 and size ** 3 <= 1e-20 * previous ** 2):
+                z = z - 0.5 * d1 * step
+                if not np.max(np.abs(step) / np.abs(p)) > 1e-7:
                     break
-                previous = size
-            z = self._chain.evaluate(p).z[0]
+        z = z[0]
         if abs(z.imag) < 1e-8 * abs(z) and z.real > 0:
             self._remember(np.array([z.real]), p)   # the edge itself: a starting point
         return float(z.real), float(abs(z.imag))
@@ -554,7 +579,7 @@ class MultiHeadLaw(SpectralLaw):
             J = ch.evaluate(p + 0j)
         bad = (J.dz.real >= 0) | (np.abs(J.z.imag) > 1e-12 * np.abs(J.z)) | ~np.isfinite(J.z)
         i = int(np.argmax(bad))
-        b, err = self._critical_edge(p[max(i - 1, 0)])
+        b, err = self._critical_edge(_sign_change(p, J.dz.real, i))
 
         if not (err < 1e-8 * b and 0 < b <= J.z[: i + 1].real.min() * (1 + 1e-12)):
             raise UnresolvedLawError(f"{self!r}: the right edge of the support is not "
@@ -588,14 +613,14 @@ class MultiHeadLaw(SpectralLaw):
                 if kind != "soft":
                     self._fit_tail(b, kind, rho_tail)
             if kind == "soft":
-                left, err = self._critical_edge(p[i0])
+                left, err = self._critical_edge(_on_axis(p[i0], p[i0 - 1] if i0 else np.nan))
                 lo = x[i0 - 1] if i0 > 0 else 0.0
                 if not (lo - 1e-9 * b <= left <= x[i0] and err < 1e-8 * b):
                     left = self._bisect_edge(lo, x[i0], b)
             if j == len(starts) - 1:
                 right = b
             else:
-                right, err = self._critical_edge(p[i1])
+                right, err = self._critical_edge(_on_axis(p[i1], p[i1 + 1]))
                 if not (x[i1] <= right <= x[i1 + 1] and err < 1e-8 * b):
                     right = self._bisect_edge(x[i1 + 1], x[i1], b)
             intervals.extend(_split_near_zero(left, right, kind))
