@@ -260,15 +260,15 @@ class Chain:
         return p, pt.dz, pt.G
 
     def polish(self, z, p, least, most=60, tol=1e-14):
-        """At least ``least`` Newton steps on z(p) = z, then more on the points not yet
-        converged, up to ``most``: a point stops after a step s (relative to p) with
-        s ≤ tol, or s ≤ 1e-6 and s³/s_prev² ≤ 1e-20 (the error left after it, predicted from
-        the observed quadratic contraction; near an edge Newton is only linear, and the
+        """At least ``least`` and at most ``most`` Newton steps on z(p) = z: from its
+        ``least``-th step on, a point stops after a step s (relative to p) with s ≤ tol, or
+        s ≤ 1e-6 and s³/s_prev² ≤ 1e-20 (the error left after it, predicted from the
+        observed quadratic contraction; near an edge Newton is only linear, and the
         prediction is not small)."""
-        p = self.newton(z, p, least)[0]
+        p = np.array(p, dtype=complex)
         active = np.ones(p.shape, bool)
         previous = np.zeros(p.shape)
-        for _ in range(most - least):
+        for k in range(1, most + 1):
             q = p[active]
             pt = self.evaluate(q)
             step = (pt.z - z[active]) / pt.dz
@@ -276,9 +276,10 @@ class Chain:
             size = np.abs(step) / np.abs(q)
             done = (size <= tol) | ((size <= 1e-6) & (size ** 3 <= 1e-20 * previous[active] ** 2))
             previous[active] = size
-            active[active] = ~done
-            if not active.any():
-                break
+            if k >= least:
+                active[active] = ~done
+                if not active.any():
+                    break
         return p
 
     def solve_from(self, x, p, most=30, near=2.5, root=1):
