@@ -301,7 +301,8 @@ def test_fast_ladder_agrees_with_long_ladder():
 EDGE_LAWS = [(1000, 2000, 8, 1.0, "none"), (1000, 1000, 2, 1.0, "none", 10, 50),
              (1000, 1000, 2, 1.0, "shared_pattern", 64, 200), (64, 64, 8, 0.5, "shared_pattern"),
              (64, 128, 2, 26.0, "none"), (1000, 2000, 8, 1.0, "kv"), (64, 128, 2, 3.0, "kv"),
-             (1000, 1000, 8, 1.0, "kv")]
+             (1000, 1000, 8, 1.0, "kv"), (2, 64, 64, 5.0, "kv")]   # the last: the right-edge
+# scan needs more than its first four decades of p
 
 
 @pytest.mark.parametrize("config", EDGE_LAWS, ids=str)

@@ -570,20 +570,30 @@ class MultiHeadLaw(SpectralLaw):
             self._remember(np.array([z.real]), p)   # the edge itself: a starting point
         return float(z.real), float(abs(z.imag))
 
-    def _find_intervals(self):
-        """Support intervals [(a, b, left_kind), ...] from a density scan refined at edges."""
-        ch = self._chain
-        # right edge: first critical point of z(p) along real p from 0+ (z decreasing from +∞)
-        p = ch.initial(1e4 * self._scale + 0j).real * np.geomspace(1, 1e4, 600)
-        with np.errstate(all="ignore"):
-            J = ch.evaluate(p + 0j)
-        bad = (J.dz.real >= 0) | (np.abs(J.z.imag) > 1e-12 * np.abs(J.z)) | ~np.isfinite(J.z)
-        i = int(np.argmax(bad))
+    def _right_edge(self):
+        """The right edge: the first critical point of z along real p from 0+ (z decreasing
+        from +∞), by a scan of 600 real p over four decades from the large-z guess, extended
+        four decades at a time (at most three times) while z′ < 0 on all of it, then Newton's
+        method on z′ from the zero of its chord (:meth:`_critical_edge`)."""
+        p = self._chain.initial(1e4 * self._scale + 0j).real * np.geomspace(1, 1e4, 600)
+        for extension in range(4):
+            with np.errstate(all="ignore"):
+                J = self._chain.evaluate(p + 0j)
+            bad = ((J.dz.real >= 0) | (np.abs(J.z.imag) > 1e-12 * np.abs(J.z))
+                   | ~np.isfinite(J.z))
+            if bad.any() or extension == 3:
+                break
+            p = p[-1] * np.geomspace(1, 1e4, 600)
+        i = int(np.argmax(bad)) if bad.any() else p.size - 1
         b, err = self._critical_edge(_sign_change(p, J.dz.real, i))
-
         if not (err < 1e-8 * b and 0 < b <= J.z[: i + 1].real.min() * (1 + 1e-12)):
             raise UnresolvedLawError(f"{self!r}: the right edge of the support is not "
                                      f"resolved: {self._out_of_reach()}")
+        return b
+
+    def _find_intervals(self):
+        """Support intervals [(a, b, left_kind), ...] from a density scan refined at edges."""
+        b = self._right_edge()
         # seeds by the η-ladder away from 0, then the scan from the seeds (squared spacing
         # resolves the region near 0)
         u = (np.arange(1, 49) - 0.5) / 48
