@@ -346,8 +346,9 @@ class Chain:
         Newton step each); points near 0 (|x| < 1e-3·scale, where hard edges live) and points
         that end off the physical sheet are redone with a long ladder (50·scale down to
         1e-9·scale, η divided by ≤ 2.2 per level, two steps each), and those still off the
-        sheet with a longer one (≤ 1.3).  With ``fallback=False`` the points that need the
-        ladder get NaN instead; ``root`` is passed to :meth:`solve_from`.
+        sheet with a longer one (≤ 1.3).  With ``fallback=False`` (a bool, or one per point)
+        the points that need the ladder get NaN instead; ``root`` is passed to
+        :meth:`solve_from`.
         """
         x = np.asarray(x, dtype=float)
         G = np.empty(x.shape, complex)
@@ -355,14 +356,14 @@ class Chain:
         todo = np.ones(x.shape, bool)
         if guess is not None and eta == 0:
             has = (x > 0) & np.isfinite(guess)
-            pt, ok = self.solve_from(x[has], guess[has], root=root)
+            pt, ok = self.solve_from(x[has], guess[has], root=np.broadcast_to(root, x.shape)[has])
             idx = np.flatnonzero(has)[ok]
             G[idx], p[idx] = pt.G[ok], pt.p[ok]
             todo[idx] = False
-        if todo.any() and fallback:
-            G[todo], p[todo] = self._robust(x[todo], scale, eta)
-        elif todo.any():
-            G[todo] = p[todo] = np.nan
+        ladder = todo & fallback
+        if ladder.any():
+            G[ladder], p[ladder] = self._robust(x[ladder], scale, eta)
+        G[todo & ~ladder] = p[todo & ~ladder] = np.nan
         return G, p
 
     def _robust(self, x, scale, eta, near_zero=1e-3):

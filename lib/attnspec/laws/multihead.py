@@ -408,34 +408,25 @@ class MultiHeadLaw(SpectralLaw):
     def _solve(self, x, fallback=True):
         """G_Y(x + i0) and p at real x (see :meth:`cauchy`); remembers the solutions.  With
         ``fallback=False`` points below the known ones that Newton's method does not
-        resolve get NaN instead of the η-ladder."""
+        resolve get NaN instead of the η-ladder.
+
+        The first pass solves every point at once, those below the known ones from guesses
+        extrapolated beyond them (:meth:`_guess`) with :meth:`_leap_root` and without the
+        η-ladder; the ones it leaves go a decade at a time."""
         G = np.full(x.shape, complex(np.nan, np.nan))
         p = np.full(x.shape, complex(np.nan, np.nan))
         known_x = self._known[0]
         low = (x > 0) & (x < known_x[0]) if known_x.size else np.zeros(x.shape, bool)
-        todo = ~low & np.isfinite(x)                  # NaN and ±inf give NaN
-        leap = low.any()      # first try every point below at once (extrapolated guesses)
+        todo = np.isfinite(x)                         # NaN and ±inf give NaN
+        root = np.where(low, self._leap_root() if low.any() else 1, self._root(x))
+        ladder = ~low & (fallback | (x > 0) | (known_x.size == 0))   # low: NaN if Newton fails
         while True:
             if todo.any():
                 G[todo], p[todo] = self._chain.cauchy_on_axis(
-                    x[todo], self._scale, guess=self._guess(x[todo]),
-                    fallback=fallback or not self._known[0].size
-                    or x[todo].min() >= self._known[0][0], root=self._root(x[todo]))
+                    x[todo], self._scale, guess=self._guess(x[todo]), fallback=ladder[todo],
+                    root=root[todo])
                 self._remember(x[todo], p[todo])
-            if leap and self._known[0].size:
-                # towards a hard edge at 0 (density > 0 at the lowest known point) Newton on
-                # √z, faster at z ≈ C(p − p₀)^k (Chain.solve_from); below a soft edge plain
-                # Newton
-                leap = False
-                with np.errstate(all="ignore"):
-                    lowest = self._chain.evaluate(np.exp(self._known[1][:1])).G
-                inside = bool(-lowest.imag > 1e-12 * np.abs(lowest))
-                G[low], p[low] = self._chain.cauchy_on_axis(
-                    x[low], self._scale, guess=self._guess(x[low]), fallback=False,
-                    root=2 if inside else 1)
-                self._remember(x[low], p[low])
                 low &= ~np.isfinite(G)
-                todo = np.zeros(x.shape, bool)
             if not low.any():
                 return G, p
             floor = 0.1 * self._known[0][0]           # the next decade down
@@ -446,6 +437,16 @@ class MultiHeadLaw(SpectralLaw):
                     continue
                 todo = low                            # the stone failed: solve the rest as is
             low &= ~todo
+            root = np.broadcast_to(self._root(x), x.shape)
+            ladder = np.full(x.shape, fallback or todo.any() and x[todo].min() >= self._known[0][0])
+
+    def _leap_root(self):
+        """The root of z that Newton's method solves for (Chain.solve_from) at points below
+        every remembered solution: towards a hard edge at 0 (density > 0 at the lowest one,
+        where p is off the real and the imaginary axis, see :func:`_on_axis`) √z, faster at
+        z ≈ C(p − p₀)^k; below a soft edge (p on an axis) z itself."""
+        angle = self._known[1][0].imag / (0.5 * np.pi)
+        return 2 if abs(angle - round(angle)) > 1e-8 else 1
 
     def _root(self, x):
         """Which root of z Newton's method solves for (Chain.solve_from) when the density has
