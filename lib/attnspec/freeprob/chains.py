@@ -211,12 +211,10 @@ class Chain:
         q = -0.5 * (P1 + sd)
         r2, r1 = q / P2, -1 / (p * q)
         t = 1 / (p * p * sd)                                  # dr2/dp = −dr1/dp
-        shape, n = np.shape(p), np.size(p)
-        G21, dG21 = _mp_cauchy_explicit(np.concatenate([np.ravel(r2), np.ravel(r1)]), y)
-        G2, G1 = G21[:n].reshape(shape), G21[n:].reshape(shape)
+        (G2, G1), (dG2, dG1) = _mp_cauchy_explicit(np.array((r2, r1)), y)   # one pass
         dr = r1 - r2
         inner = (G2 - G1) / dr
-        dinner = t * (dG21[:n].reshape(shape) + dG21[n:].reshape(shape) + 2 * inner) / dr
+        dinner = t * (dG2 + dG1 + 2 * inner) / dr
         pP2 = p * P2
         J = -inner / pP2
         dJ = (inner / p - dinner) / pP2
@@ -305,8 +303,9 @@ class Chain:
         q, xa = p.copy(), np.asarray(x, dtype=float).copy()
         ra = np.broadcast_to(np.asarray(root, dtype=float), p.shape).copy()
         plain = bool(np.all(ra == 1))
-        last = np.full(p.shape, np.inf)         # residual at the previous step
-        previous = np.zeros(p.shape)            # size of the last full Newton step (0: none)
+        rounding, exact = 1e-10 * xa, 1e-15 * xa
+        half = np.full(p.shape, np.inf)         # half the residual at the previous step
+        bound = np.zeros(p.shape)               # 1e-20 (last full Newton step)² (0: none)
         with np.errstate(all="ignore"):
             for _ in range(most):
                 pt = self.evaluate(q)
@@ -317,20 +316,26 @@ class Chain:
                 else:
                     step = ra * pt.z * (1 - (xa / pt.z) ** (1 / ra)) / (pt.dz * q)
                 size = np.abs(step)
-                falling = np.isfinite(step) & ((res < 0.5 * last) | (res > 1e-10 * xa))
-                converged = (size <= 1e-6) & (size ** 3 <= 1e-20 * previous ** 2)
-                go = falling & (size > 1e-14) & (res > 1e-15 * xa) & ~converged
+                falling = np.isfinite(step) & ((res < half) | (res > rounding))
+                go = falling & (size > 1e-14) & (res > exact)
+                go &= (size > 1e-6) | (size * size * size > bound)
                 long = size > 0.5
-                step = np.where(long, 0.5 * step / size, step)
-                q = np.where(falling, q * (1 - step), q)        # a last step when done
-                p[idx] = q
+                if long.any():
+                    step = np.where(long, 0.5 * step / size, step)
+                    size = np.where(long, 0.0, size)
+                moved = q * (1 - step)                          # a last step when done
+                q = moved if falling.all() else np.where(falling, moved, q)
                 if go.all():
-                    last, previous = res, np.where(long, 0.0, size)
+                    half, bound = 0.5 * res, 1e-20 * (size * size)
                     continue
+                p[idx] = q
                 if not go.any():
                     break
-                idx, q, xa, ra = idx[go], q[go], xa[go], ra[go]
-                last, previous = res[go], np.where(long, 0.0, size)[go]
+                idx, q, xa, rounding, exact = idx[go], q[go], xa[go], rounding[go], exact[go]
+                ra = ra if plain else ra[go]
+                half, bound = 0.5 * res[go], 1e-20 * (size[go] * size[go])
+            else:
+                p[idx] = q
             pt = self.evaluate(p)
             ok = ((np.abs(pt.z - x) <= 1e-10 * x) & self.physical(pt)
                   & (np.abs(np.log(p / start)) <= near))
