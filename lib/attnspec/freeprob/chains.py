@@ -6,7 +6,7 @@ from one complex parameter ``p`` (the per-head variable) the chain returns the p
 Cauchy transform ``G(z)`` of the output law and their derivatives (``Chain.evaluate``, in
 closed form).  Solving ``z(p) = x`` for ``p`` by Newton's method from a starting point
 (``Chain.solve_from``; the law remembers its solutions) or, without one, continued down a
-ladder of ``x + iη`` (``Chain._robust``), gives the density.  ``chain_moments`` gives
+ladder of ``x + iη`` (``Chain.robust``), gives the density.  ``chain_moments`` gives
 the exact moments by power-series arithmetic on S- and R-transforms.  The derivation is in
 ``chapters/A1_multihead_law_derivation.md``; the names below follow it.
 
@@ -367,13 +367,15 @@ class Chain:
             todo[idx] = False
         ladder = todo & fallback
         if ladder.any():
-            G[ladder], p[ladder] = self._robust(x[ladder], scale, eta)
+            G[ladder], p[ladder] = self.robust(x[ladder], scale, eta)
         G[todo & ~ladder] = p[todo & ~ladder] = np.nan
         return G, p
 
-    def _robust(self, x, scale, eta, near_zero=1e-3):
-        """The η-ladder of :meth:`cauchy_on_axis` (no starting guesses); points with
-        |x| < near_zero·scale always take the long ladder."""
+    def robust(self, x, scale, eta, near_zero=1e-3):
+        """G_Y(x + iη) and p without starting guesses: the η-ladders of :meth:`cauchy_on_axis`
+        (the short one, then long ones for the points that end off the physical sheet or whose
+        density collapses on the way); points with |x| < near_zero·scale always take the
+        long ladder."""
         G, p, G_low, ok = self._ladder(x, scale, eta, top=10.0, ratio=10.0, iters=1,
                                        bottom=1e-6)
         # a density that collapses (but not to 0) between the last ladder level and η = 0

@@ -599,7 +599,7 @@ class MultiHeadLaw(SpectralLaw):
         # resolves the region near 0)
         u = (np.arange(1, 49) - 0.5) / 48
         seeds = b * u * u
-        G, p = self._chain._robust(seeds, self._scale, 0.0, near_zero=0.0)
+        G, p = self._chain.robust(seeds, self._scale, 0.0, near_zero=0.0)
         self._remember(seeds, p)
         u = (np.arange(1, 601) - 0.5) / 600
         x = b * u * u
