@@ -454,3 +454,17 @@ def test_unresolved_law_error_is_the_base_accuracy_error():
     assert attnspec.UnresolvedLawError is UnresolvedLawError
     assert issubclass(UnresolvedLawError, LawAccuracyError)
     assert issubclass(UnresolvedLawError, ValueError)
+
+
+def test_guesses_towards_a_hard_edge_follow_the_power_law():
+    """Below the lowest solutions, where p → p₀ as x → 0 (z ≈ C(p − p₀)^k), the starting
+    points lie on p₀ + (p₁ − p₀)(x/x₁)^{1/k}: exact for an exact power law (k = 3 here), and
+    none where the three lowest solutions fit no k ∈ {2, 3, 4} (then the nearest solution)."""
+    from attnspec.laws.multihead import _toward_limit
+
+    p0, amplitude = 0.3 - 0.8j, 0.05 - 0.02j
+    xs = np.array([1e-6, 1e-5, 1e-4])
+    x = np.array([1e-12, 1e-9, 3e-7])
+    exact = p0 + amplitude * x ** (1 / 3)
+    assert_allclose(_toward_limit(xs, p0 + amplitude * xs ** (1 / 3), x), exact, rtol=1e-12)
+    assert _toward_limit(xs, p0 + amplitude * np.log(xs), x) is None

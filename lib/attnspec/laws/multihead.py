@@ -225,6 +225,25 @@ def _on_axis(inside, outside):
     return (inside * np.conj(axis)).real * axis
 
 
+def _toward_limit(xs, ps, x):
+    """Starting points at x below the three lowest solutions ``ps`` (at ``xs``, ascending)
+    where p tends to a finite p₀ as x → 0 (a hard edge at 0, z ≈ C(p − p₀)^k):
+    p₀ + (p₁ − p₀)(x/x₁)^{1/k}, on the ray along which Newton's method approaches the root,
+    with p₀ from the two lowest solutions for the k ∈ {2, 3, 4} at which the next two give
+    the same p₀ to 5 % of |p₁ − p₀|; None if no k does."""
+    best = None
+    for k in (2, 3, 4):
+        ratio = (xs[:2] / xs[1:]) ** (1 / k)            # (p_j − p₀)/(p_{j+1} − p₀)
+        limits = (ps[:2] - ratio * ps[1:]) / (1 - ratio)
+        miss = abs(limits[0] - limits[1]) / abs(ps[0] - limits[0])
+        if best is None or miss < best[0]:
+            best = (miss, k, limits[0])
+    miss, k, limit = best
+    if not miss <= 0.05:
+        return None
+    return limit + (ps[0] - limit) * (x / xs[0]) ** (1 / k)
+
+
 def _merge_cuts(pieces):
     """Undo :func:`_split_near_zero`: the support intervals from the CDF pieces."""
     out = []
@@ -288,8 +307,9 @@ class MultiHeadLaw(SpectralLaw):
     from the zero of its chord between the scan points where it changes sign); 48 points are
     solved by Newton's method continued down an η-ladder; a 600-point scan then starts every
     point from the remembered solutions (log p interpolated linearly in log x), the points
-    below them in one leap along the last chord (and, where that fails, decade by decade
-    towards 0), and finds the support intervals, whose edges are refined as critical points
+    below them in the same pass from guesses along the last chord in log–log (p → ∞) or
+    along p₀ + (p₁ − p₀)(x/x₁)^{1/k} (p → p₀ at a hard edge; where that fails, decade by
+    decade towards 0), and finds the support intervals, whose edges are refined as critical points
     (from the solution inside projected on the axis, real or imaginary, of the one outside);
     later points start from the solutions interpolated (cubic) in the angle variable of the CDF
     map, in which p is smooth up to the edges.  Near a hard edge at 0, where
@@ -493,11 +513,19 @@ class MultiHeadLaw(SpectralLaw):
         if self._pieces_list is None and below.any() and ck.size > 1:
             # towards 0 (one decade at a time, see _solve): where p → ∞ as a power law
             # p ∝ x^{-1/k} (|slope| ≥ 1/4 in log-log), along the last chord; where p tends to a
-            # finite p₀ (small slope) the nearest solution, from which Newton approaches the
-            # root along its ray (a chord would overshoot p₀ towards another root)
+            # finite p₀ (small slope) on the ray of p − p₀ ∝ x^{1/k} (_toward_limit), else the
+            # nearest solution, from which Newton approaches the root along its ray (a chord
+            # would overshoot p₀ towards another root)
             slope = (known_lp[1] - known_lp[0]) / (ck[1] - ck[0])
             if abs(slope) > 0.2:
                 lp[below] = known_lp[0] + slope * (c[below] - ck[0])
+            elif ck.size > 2:       # p → p₀: along the ray of its power law, where one fits
+                toward = _toward_limit(known_x[:3], np.exp(known_lp[:3]),
+                                       np.maximum(x, 0.0)[below])
+                if toward is not None:
+                    p = np.exp(lp)
+                    p[below] = toward
+                    return p
         return np.exp(lp)
 
     def _remember(self, x, p):
