@@ -337,8 +337,12 @@ class Chain:
             else:
                 p[idx] = q
             pt = self.evaluate(p)
-            ok = ((np.abs(pt.z - x) <= 1e-10 * x) & self.physical(pt)
-                  & (np.abs(np.log(p / start)) <= near))
+            ok = (np.abs(pt.z - x) <= 1e-10 * x) & self.physical(pt)
+            # |log(p/start)| ≤ near, the (slow) complex log only where |p/start − 1| > δ,
+            # δ = min(near, 1)/2: inside that disc |log| ≤ (log²(1 − δ) + asin²δ)^½ < near
+            ratio = p / start
+            far = np.abs(ratio - 1) > 0.5 * min(near, 1.0)
+            ok[far] &= np.abs(np.log(ratio[far])) <= near
         return pt, ok
 
     def cauchy_on_axis(self, x, scale, eta=0.0, guess=None, fallback=True, root=1):
