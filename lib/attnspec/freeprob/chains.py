@@ -302,7 +302,7 @@ class Chain:
         idx = np.arange(p.size)                 # the points still iterating, compacted
         q, xa = p.copy(), np.asarray(x, dtype=float).copy()
         ra = np.broadcast_to(np.asarray(root, dtype=float), p.shape).copy()
-        plain = bool(np.all(ra == 1))
+        plain = bool((ra == 1).all())
         rounding, exact = 1e-10 * xa, 1e-15 * xa
         half = np.full(p.shape, np.inf)         # half the residual at the previous step
         bound = np.zeros(p.shape)               # 1e-20 (last full Newton step)² (0: none)
@@ -311,10 +311,12 @@ class Chain:
                 pt = self.evaluate(q)
                 diff = pt.z - xa
                 res = np.abs(diff)
-                if plain:                                       # Newton step, relative to p
-                    step = diff / (pt.dz * q)
-                else:
-                    step = ra * pt.z * (1 - (xa / pt.z) ** (1 / ra)) / (pt.dz * q)
+                step = diff / (pt.dz * q)                       # Newton step, relative to p
+                if not plain:                                   # on z^{1/root} where root > 1
+                    k = ra != 1
+                    zk = pt.z[k]
+                    step[k] = (ra[k] * zk * (1 - (xa[k] / zk) ** (1 / ra[k]))
+                               / (pt.dz[k] * q[k]))
                 size = np.abs(step)
                 falling = np.isfinite(step) & ((res < half) | (res > rounding))
                 go = falling & (size > 1e-14) & (res > exact)
