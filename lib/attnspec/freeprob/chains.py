@@ -232,11 +232,10 @@ class Chain:
         with np.errstate(divide="ignore", invalid="ignore"):
             slope = (pt.dG / pt.dz).real
         ok = (~real | (slope <= -(G.real ** 2) * (1 - 1e-6))) & np.isfinite(G) & np.isfinite(pt.z)
-        for v in pt.up:
-            ok &= v.imag >= -tol * np.abs(v)
-        for v in pt.down:
-            ok &= v.imag <= tol * np.abs(v)
-        return ok
+        values = np.array(pt.up + pt.down)              # all at once: up Im ≥ −tol|·|,
+        signed = values.imag                            # down −Im ≥ −tol|·|
+        signed[len(pt.up):] *= -1
+        return ok & (signed >= -tol * np.abs(values)).all(axis=0)
 
     def is_physical(self, p, tol=1e-10):
         """:meth:`physical` at p (evaluates the chain once)."""
