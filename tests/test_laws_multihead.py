@@ -468,3 +468,18 @@ def test_guesses_towards_a_hard_edge_follow_the_power_law():
     exact = p0 + amplitude * x ** (1 / 3)
     assert_allclose(_toward_limit(xs, p0 + amplitude * xs ** (1 / 3), x), exact, rtol=1e-12)
     assert _toward_limit(xs, p0 + amplitude * np.log(xs), x) is None
+
+
+def test_coordinate_near_a_diverging_hard_edge_is_logarithmic():
+    """Towards a hard edge at 0 where p → ∞ (kv tie, ℓ = d) the interpolation variable is
+    θ above θ_c and θ_c(1 + log(θ/θ_c)) below (continuous with its slope at θ_c), so that a
+    power law p ∝ θ^{-2} is linear in it; untied heads (p → p₀ there) keep θ."""
+    from attnspec.laws.multihead import _R_LOG, _angle, _log_near_zero
+
+    theta_c = _angle(_R_LOG, 3)
+    theta = theta_c * np.array([1e-4, 1e-2, 0.5, 1 - 1e-9, 1 + 1e-9, 2.0])
+    c = _log_near_zero(theta, 3)
+    assert_allclose(c[3:], theta[3:], rtol=1e-8)
+    log_p = -2 * np.log(theta[:3])
+    assert_allclose(np.diff(log_p) / np.diff(c[:3]), -2 / theta_c, rtol=1e-12)
+    assert law_for("kv", 8)._diverges and not law_for("none", 8)._diverges

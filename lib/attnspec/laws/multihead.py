@@ -244,6 +244,23 @@ def _toward_limit(xs, ps, x):
     return limit + (ps[0] - limit) * (x / xs[0]) ** (1 / k)
 
 
+def _angle(r, m):
+    """θ ∈ [0, π] of the CDF map r = sin^{2m}(θ/2) (r ∈ [0, 1], relative to the interval)."""
+    return 2 * np.arctan2(r ** (0.5 / m), np.sqrt(np.maximum(1 - r ** (1 / m), 0)))
+
+
+_R_LOG = 1e-3   # below this fraction of an interval from a hard edge at 0: log θ
+
+
+def _log_near_zero(theta, m):
+    """θ, and below θ_c (the angle at _R_LOG of the interval) θ_c(1 + log(θ/θ_c)): continuous
+    with its derivative at θ_c, and where p → ∞ as a power of x (so of θ) towards a hard
+    edge at 0, log p is linear in it (cubic interpolation of log p in θ is not)."""
+    tc = _angle(_R_LOG, m)
+    with np.errstate(divide="ignore"):
+        return np.where(theta < tc, tc * (1 + np.log(np.maximum(theta, 1e-300) / tc)), theta)
+
+
 def _merge_cuts(pieces):
     """Undo :func:`_split_near_zero`: the support intervals from the CDF pieces."""
     out = []
@@ -312,7 +329,8 @@ class MultiHeadLaw(SpectralLaw):
     decade towards 0), and finds the support intervals, whose edges are refined as critical points
     (from the solution inside projected on the axis, real or imaginary, of the one outside);
     later points start from the solutions interpolated (cubic) in the angle variable of the CDF
-    map, in which p is smooth up to the edges.  Near a hard edge at 0, where
+    map, in which p is smooth up to the edges (towards a hard edge at 0 where p → ∞, in its
+    logarithm).  Near a hard edge at 0, where
     z ≈ C(p − p₀)^k, Newton's method runs on z^{1/k} (quadratic instead of linear
     convergence).  A point whose Newton iteration does not end on the physical sheet
     (Nevanlinna conditions and G′ ≤ −G² on ℝ) falls back to the η-ladder.  At a hard edge at
@@ -365,6 +383,7 @@ class MultiHeadLaw(SpectralLaw):
         self._scale = float(_closed_form(self._chain)[0])   # m₁/s
         self._known = (np.empty(0), np.empty(0, complex))   # solved (x/s, log p), sorted
         self._tail = None                                    # hard-edge series near 0
+        self._diverges = False                               # p → ∞ at that hard edge
         self._pieces_list = None
         found = self._find_intervals()                       # in units of s
         self._true_intervals = _merge_cuts(found)
@@ -481,14 +500,17 @@ class MultiHeadLaw(SpectralLaw):
     def _coordinate(self, x):
         """The variable in which log p is interpolated: log x while the support is unknown;
         then Σ_k θ_k(x), θ_k the angle of the CDF map of support interval k (x = a + (b − a)
-        sin^{2m}(θ/2)), in which p is analytic up to the edges (p − p_e ∝ √(x − a) ∝ θ)."""
+        sin^{2m}(θ/2)), in which p is analytic up to the edges (p − p_e ∝ √(x − a) ∝ θ);
+        at a hard edge at 0 where p → ∞ (a power of x, so of θ), log θ near 0
+        (:func:`_log_near_zero`)."""
         if self._pieces_list is None:
             return np.log(x)
         c = np.zeros(np.shape(x))
-        for a, b, kind in self._true_intervals:
+        for k, (a, b, kind) in enumerate(self._true_intervals):
             m = KIND_POWER[kind]
             r = (np.clip(x, a, b) - a) / (b - a)
-            c += 2 * np.arctan2(r ** (0.5 / m), np.sqrt(np.maximum(1 - r ** (1 / m), 0)))
+            theta = _angle(r, m)
+            c += _log_near_zero(theta, m) if k == 0 and self._diverges else theta
             c += np.pi * (x > b)
         return c
 
@@ -516,7 +538,7 @@ class MultiHeadLaw(SpectralLaw):
             # finite p₀ (small slope) on the ray of p − p₀ ∝ x^{1/k} (_toward_limit), else the
             # nearest solution, from which Newton approaches the root along its ray (a chord
             # would overshoot p₀ towards another root)
-            slope = (known_lp[1] - known_lp[0]) / (ck[1] - ck[0])
+            slope = self._lowest_slope()
             if abs(slope) > 0.2:
                 lp[below] = known_lp[0] + slope * (c[below] - ck[0])
             elif ck.size > 2:       # p → p₀: along the ray of its power law, where one fits
@@ -527,6 +549,12 @@ class MultiHeadLaw(SpectralLaw):
                     p[below] = toward
                     return p
         return np.exp(lp)
+
+    def _lowest_slope(self):
+        """d log p/d log x between the two lowest remembered solutions (|·| > 0.2: p → ∞
+        as a power of x towards 0)."""
+        (x0, x1), (lp0, lp1) = self._known[0][:2], self._known[1][:2]
+        return (lp1 - lp0) / (np.log(x1) - np.log(x0))
 
     def _remember(self, x, p):
         """Add solved points (x > 0) to the table of starting guesses (sorted by x)."""
@@ -651,6 +679,7 @@ class MultiHeadLaw(SpectralLaw):
                 kind = self._hard_kind(rho_tail)
                 if kind != "soft":
                     self._fit_tail(b, kind, rho_tail)
+                    self._diverges = bool(abs(self._lowest_slope()) > 0.2)   # at the tail
             if kind == "soft":
                 left, err = self._critical_edge(_on_axis(p[i0], p[i0 - 1] if i0 else np.nan))
                 lo = x[i0 - 1] if i0 > 0 else 0.0
