@@ -483,3 +483,16 @@ def test_coordinate_near_a_diverging_hard_edge_is_logarithmic():
     log_p = -2 * np.log(theta[:3])
     assert_allclose(np.diff(log_p) / np.diff(c[:3]), -2 / theta_c, rtol=1e-12)
     assert law_for("kv", 8)._diverges and not law_for("none", 8)._diverges
+
+
+def test_edge_start_is_the_projection_on_the_axis():
+    """The start of Newton's method at an inner edge is the inside solution projected on the
+    line through 0 and the outside one when that lies on the real or imaginary axis, else
+    (or when the projection is 0) the inside solution itself."""
+    from attnspec.laws.multihead import _on_axis
+
+    assert _on_axis(0.3 - 0.2j, -0.5 + 0j) == pytest.approx(0.3 + 0j)
+    assert _on_axis(0.1 - 0.4j, 0.0 - 0.6j) == pytest.approx(-0.4j)
+    assert _on_axis(0.3 - 0.2j, 0.4 - 0.3j) == 0.3 - 0.2j
+    assert _on_axis(0.3 - 0.2j, np.nan) == 0.3 - 0.2j
+    assert _on_axis(-0.2j, 0.5 + 0j) == -0.2j

@@ -217,12 +217,14 @@ def _on_axis(inside, outside):
     imaginary axis (where z is real: z(p̄) = z(p)‾, and for untied heads z(−p) = z(p)), and so
     does the edge; inside, p − p_edge ∝ √(x − edge) leaves the axis at a right angle.  So the
     projection of ``inside`` on the line through 0 and ``outside`` has an error O(x − edge)
-    instead of O(√(x − edge)); ``inside`` itself where ``outside`` is not on an axis."""
+    instead of O(√(x − edge)); ``inside`` itself where ``outside`` is not on an axis (or the
+    projection is 0, where the map has a pole)."""
     if not (np.isfinite(outside) and outside != 0
             and min(abs(outside.real), abs(outside.imag)) <= 1e-8 * abs(outside)):
         return inside
     axis = outside / abs(outside)
-    return (inside * np.conj(axis)).real * axis
+    projection = (inside * np.conj(axis)).real * axis
+    return projection if projection != 0 else inside
 
 
 def _toward_limit(xs, ps, x):
