@@ -441,9 +441,9 @@ class MultiHeadLaw(SpectralLaw):
         """G_Y(x + i0) in units of s (x/s, G·s).
 
         Each point starts from the solutions already found (:meth:`_remember`); points below
-        the smallest one are solved a decade at a time downwards, each decade starting from
-        the one above (continuation towards a hard edge at 0; stepping stones fill empty
-        decades)."""
+        the smallest one from guesses extrapolated beyond it, in the same Newton pass, and
+        those that this leaves a decade at a time downwards, each decade starting from the one
+        above (continuation towards a hard edge at 0; stepping stones fill empty decades)."""
         return self._solve(np.asarray(x, dtype=float))[0]
 
     def _solve(self, x, fallback=True):
