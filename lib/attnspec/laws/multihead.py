@@ -321,26 +321,25 @@ class MultiHeadLaw(SpectralLaw):
     per-head Cauchy transform), giving z(p), G_Y(z(p)) and z′(p) in closed form
     (``Chain.evaluate`` in :mod:`attnspec.freeprob.chains`); the density is
     :math:`\rho(x) = -\operatorname{Im} G_Y(x + i0)/\pi` with z(p) = x.  The law is computed
-    as the law of x/s (s = e^{β²} − 1), so that β up to BETA_MAX does not overflow.  Build:
-    the right edge is the first critical point z′(p) = 0 along p > 0 (Newton's method on z′
-    from the zero of its chord between the scan points where it changes sign); 48 points are
-    solved by Newton's method continued down an η-ladder; a 600-point scan then starts every
-    point from the remembered solutions (log p interpolated linearly in log x), the points
-    below them in the same pass from guesses along the last chord in log–log (p → ∞) or
-    along p₀ + (p₁ − p₀)(x/x₁)^{1/k} (p → p₀ at a hard edge; where that fails, decade by
-    decade towards 0), and finds the support intervals, whose edges are refined as critical points
+    as the law of x/s (s = e^{β²} − 1), so that β up to BETA_MAX does not overflow.  Build: the
+    right edge is the first critical point z′(p) = 0 along p > 0 (Newton's method on z′ from the
+    zero of its chord between the scan points where it changes sign); 48 points are solved by
+    Newton's method continued down an η-ladder; a 600-point scan then starts every point from
+    the remembered solutions (log p interpolated linearly in log x), the points below them in
+    the same pass from guesses along the last chord in log–log (p → ∞) or along
+    p₀ + (p₁ − p₀)(x/x₁)^{1/k} (p → p₀ at a hard edge; where that fails, decade by decade
+    towards 0), and finds the support intervals, whose edges are refined as critical points
     (from the solution inside projected on the axis, real or imaginary, of the one outside);
     later points start from the solutions interpolated (cubic) in the angle variable of the CDF
     map, in which p is smooth up to the edges (towards a hard edge at 0 where p → ∞, in its
-    logarithm).  Near a hard edge at 0, where
-    z ≈ C(p − p₀)^k, Newton's method runs on z^{1/k} (quadratic instead of linear
-    convergence).  A point whose Newton iteration does not end on the physical sheet
-    (Nevanlinna conditions and G′ ≤ −G² on ℝ) falls back to the η-ladder.  At a hard edge at
-    0 (ρ ~ x^{-e}, e = 1/2, 2/3, 3/4, k = 1/(1 − e)) the density below 1e-12 of the right edge
-    is the series x^{-e} Σ_{j<4} c_j x^{j(1−e)} fitted at 1e-12…1e-10 of it, where rounding
-    of z limits the solver, and the CDF series has one piece below b/10 and one above.  The
-    atom at 0 is ``max(0, 1 − min(rank, d)/ℓ)``.  Across-head ties return the
-    untied law (``output_keys``: confirmed by Monte Carlo only, see chapter A1).
+    logarithm).  Near a hard edge at 0, where z ≈ C(p − p₀)^k, Newton's method runs on z^{1/k}
+    (quadratic instead of linear convergence).  A point whose Newton iteration does not end on
+    the physical sheet (Nevanlinna conditions and G′ ≤ −G² on ℝ) falls back to the η-ladder.  At
+    a hard edge at 0 (ρ ~ x^{-e}, e = 1/2, 2/3, 3/4, k = 1/(1 − e)) the density below 1e-12 of
+    the right edge is the series x^{-e} Σ_{j<4} c_j x^{j(1−e)} fitted at 1e-12…1e-10 of it,
+    where rounding of z limits the solver, and the CDF series has one piece below b/10 and one
+    above.  The atom at 0 is ``max(0, 1 − min(rank, d)/ℓ)``.  Across-head ties return the untied
+    law (``output_keys``: confirmed by Monte Carlo only, see chapter A1).
 
     Accuracy (checked at every build by the base class, else UnresolvedLawError): total mass
     1 − atom and the CDF series' tail estimate to 1e-10 (``MASS_TOL``), the first two moments
