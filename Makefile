@@ -2,6 +2,7 @@
 #   make book    set everything up (virtual environment, pinned packages, offline MathJax),
 #                execute every chapter and build the HTML strictly
 #   make test    the whole test suite (library, nbval, papermill reruns, book, browser)
+#                (both run JOBS chapters or tests at a time: one per core; JOBS=1 serial)
 #   make rerun CHAPTER=03 PARAMS="beta=1.5 ell=500"    rerun one chapter with other parameters
 # Run `make help` for the rest.
 
@@ -21,6 +22,13 @@ PARAMS ?=
 
 CHROME ?=
 URL ?=
+# Chapters executed, and test workers run, at a time (default: the number of cores; JOBS=1
+# runs everything in one process, as before). Parallel runs use single-threaded BLAS.
+JOBS ?= $(shell $(PYTHON) -c 'import os; print(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)')
+PARALLEL := $(if $(filter 1,$(JOBS)),-n 0,-n $(JOBS) --dist loadscope)
+SERIAL_BLAS := $(if $(filter 1,$(JOBS)),,OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1)
+NBVAL := --nbval-lax --nbval-current-env --nbval-cell-timeout=900 \
+	--nbval-sanitize-with tests/nbval_sanitize.cfg
 
 .PHONY: help setup models book test unit notebooks rerun baseline student bench lock clean pdf \
 	handout normalize repository
@@ -63,18 +71,16 @@ models: setup
 	$(PY) tools/fetch_minilm.py
 
 book: setup models
-	$(PY) tools/build_book.py
+	$(PY) tools/build_book.py --jobs $(JOBS)
 
 unit: setup
-	$(PY) -m pytest tests -m "not book and not browser"
+	$(SERIAL_BLAS) $(PY) -m pytest tests -m "not book and not browser" $(PARALLEL)
 
 notebooks: setup
-	$(PY) -m pytest chapters --nbval-lax --nbval-current-env --nbval-cell-timeout=900 \
-	    --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
+	$(SERIAL_BLAS) $(PY) -m pytest chapters $(NBVAL) -p no:cacheprovider $(PARALLEL)
 
 test: book
-	$(PY) -m pytest tests chapters --nbval-lax --nbval-current-env --nbval-cell-timeout=900 \
-	    --nbval-sanitize-with tests/nbval_sanitize.cfg --durations=15
+	$(SERIAL_BLAS) $(PY) -m pytest tests chapters $(NBVAL) --durations=15 $(PARALLEL)
 
 rerun: setup
 	@test -n "$(CHAPTER)" || { echo 'usage: make rerun CHAPTER=03 PARAMS="beta=1.5 ell=500"'; $(BIN)/attnspec chapters; exit 2; }

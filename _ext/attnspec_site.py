@@ -63,19 +63,37 @@ def unique_scripts(app, pagename, templatename, context, doctree):
 
 
 def download_executed_notebooks(app, exception):
-    """The download button serves the executed notebook (with its figures), not the source."""
+    """The download button serves the executed notebook (with its figures), not the source.
+
+    myst-nb writes ``jupyter_execute/<doc>.ipynb`` from the notebook it read, which holds the
+    outputs only when it executed the notebook itself: on a hit of the execution cache (a
+    second ``make book``, or chapters executed in parallel beforehand) it writes the bare
+    source. So each chapter's executed copy is rewritten as the page shows it, its source
+    merged with the cached outputs (jupyter-cache's ``merge_match_into_notebook``, what
+    myst-nb renders), and served; the student edition reads the same copies."""
     if exception is not None or app.builder.format != "html":
         return
     import shutil
 
+    import nbformat
+    from jupyter_cache import get_cache
+
+    cache = get_cache(app.env.mystnb_config.execution_cache_path)
     executed = Path(app.outdir).parent / "jupyter_execute"
     for docname in app.env.found_docs:
-        if not str(app.env.doc2path(docname)).endswith(".ipynb"):
+        source = Path(app.env.doc2path(docname))
+        served = Path(app.outdir) / "_sources" / f"{docname}.ipynb"
+        if source.suffix != ".ipynb" or not served.is_file():
             continue
         run = executed / f"{docname}.ipynb"
-        served = Path(app.outdir) / "_sources" / f"{docname}.ipynb"
-        if run.is_file() and served.is_file():
-            shutil.copyfile(run, served)
+        try:
+            _, notebook = cache.merge_match_into_notebook(nbformat.read(source, as_version=4))
+        except KeyError:            # not in the cache: myst-nb's copy is all there is
+            if run.is_file():
+                shutil.copyfile(run, served)
+            continue
+        for path in (run, served):
+            nbformat.write(notebook, path)
 
 
 def footer(app, config):

@@ -20,15 +20,20 @@ Targets (exit status 1 if one is missed):
 
 from __future__ import annotations
 
-import sys
-import time
-from pathlib import Path
+import os
 
-import numpy as np
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")   # before numpy: the reference runs on one
+os.environ.setdefault("OMP_NUM_THREADS", "1")        # thread, as the law does
 
-from attnspec.laws.multihead import MultiHeadLaw
-from attnspec.sampling.multihead import TIES, multihead_output
-from _timing import median_time  # benchmarks/_timing.py (run as a script)
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from attnspec.laws.multihead import MultiHeadLaw  # noqa: E402
+from attnspec.sampling.multihead import TIES, multihead_output  # noqa: E402
+from _timing import median_time  # noqa: E402  (benchmarks/_timing.py, run as a script)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from multihead_oracles import cauchy_forward, cauchy_polynomial  # noqa: E402

@@ -109,3 +109,27 @@ def cauchy_forward(chain, z, sweeps=4000, damping=0.5, nodes=2000):
         Gh = (1 - damping) * Gh + damping / (w2 - y * integral)      # G = −m
         GY = (1 - damping) * GY + damping * H * Gh / (1 - gam + gam * z * GY)
     return GY
+
+
+# ---- edges in extended precision (test oracle) ---------------------------------------------------
+def critical_value(chain, p0, dps=40):
+    """z(p*) at the critical point z′(p*) = 0 of the untied chain's backward map nearest p0, in
+    ``dps``-digit arithmetic (mpmath; the secant method of ``mpmath.findroot`` on z′ from
+    ``Chain.z_of`` in forward-mode Jets): an oracle for the edges of the support.  The untied
+    map is rational in p (no square roots), so ``Chain.z_of`` runs on mpmath numbers as is;
+    the chain's parameters are taken exactly from its floats (β, unit, c, a, γ)."""
+    import copy
+
+    import mpmath
+
+    if chain.kind != "untied":
+        raise ValueError("critical_value covers the untied chain only")
+    with mpmath.workdps(dps):
+        beta2, unit = mpmath.mpf(chain.beta) ** 2, mpmath.mpf(chain.unit)
+        exact = copy.copy(chain)
+        for name, value in (("alpha2", (mpmath.expm1(beta2) - beta2) / unit),
+                            ("b2", beta2 / unit), ("c", mpmath.mpf(chain.c)),
+                            ("a", mpmath.mpf(chain.a)), ("gamma", mpmath.mpf(chain.gamma))):
+            object.__setattr__(exact, name, value)
+        p = mpmath.findroot(lambda q: exact.z_of(Jet(q, 1))[0].d, mpmath.mpc(p0))
+        return complex(exact.z_of(Jet(p, 1))[0].v)

@@ -1,6 +1,10 @@
-"""`make book` re-executes the chapters when lib/ or the pins change, and only then."""
+"""`make book` re-executes the chapters when lib/ or the pins change, and only then; with
+`--jobs N` it executes them N at a time into the cache the build reads."""
 
-from helpers import load_tool
+import nbformat
+import pytest
+from helpers import ROOT, load_tool
+from jupyter_cache import get_cache
 
 
 def _build_book():
@@ -56,3 +60,49 @@ def test_cache_is_current_only_for_the_stamped_inputs(tmp_path):
     assert build.cache_is_current(root)
     (root / "lib" / "pkg" / "mod.py").write_text("x = 3\n")
     assert not build.cache_is_current(root)
+
+
+def _notebook_book(tmp_path, cells):
+    """A root with ``_config.yml`` (the book's execute settings) and one chapter per entry of
+    ``cells`` (name → source of its one code cell)."""
+    (tmp_path / "_config.yml").write_bytes((ROOT / "_config.yml").read_bytes())
+    (tmp_path / "chapters").mkdir()
+    for name, source in cells.items():
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                     "language": "python"}
+        nbformat.write(nb, tmp_path / "chapters" / f"{name}.ipynb")
+    return tmp_path
+
+
+def test_parallel_execution_fills_the_cache_as_the_build_reads_it(tmp_path):
+    """execute_chapters runs the chapters two at a time in their folder with single-threaded
+    BLAS, caches the executed notebooks under the key myst-nb's cache mode looks up, reports a
+    failing chapter without caching it, and executes nothing the cache already holds."""
+    build = _build_book()
+    log = "import os\nopen('runs.txt', 'a').write('x')\nprint(os.environ['OPENBLAS_NUM_THREADS'])"
+    root = _notebook_book(tmp_path, {"a": log, "b": "print(6 * 7)", "c": "1 / 0"})
+    cache_dir = tmp_path / "cache"
+    failed = build.execute_chapters(2, root, cache_dir)
+    assert [p.endswith("c.ipynb") for p in failed] == [True]
+    cache = get_cache(str(cache_dir))
+    outputs = {}
+    for name in "ab":
+        nb = nbformat.read(root / "chapters" / f"{name}.ipynb", as_version=4)
+        record = cache.match_cache_notebook(nb)            # KeyError if not cached
+        outputs[name] = cache.get_cache_bundle(record.pk).nb.cells[0].outputs[0]["text"]
+    assert outputs == {"a": "1\n", "b": "42\n"}
+    assert (root / "chapters" / "runs.txt").read_text() == "x"   # ran in its folder
+    with pytest.raises(KeyError):
+        cache.match_cache_notebook(nbformat.read(root / "chapters" / "c.ipynb", as_version=4))
+    (root / "chapters" / "c.ipynb").unlink()
+    assert build.execute_chapters(2, root, cache_dir) == []
+    assert (root / "chapters" / "runs.txt").read_text() == "x"   # a was not executed again
+
+
+def test_jobs_must_be_a_positive_whole_number(capsys):
+    """--jobs 0 is refused by name before anything is built."""
+    with pytest.raises(SystemExit) as exit_info:
+        _build_book().main(["--jobs", "0"])
+    assert exit_info.value.code == 2
+    assert "--jobs must be a whole number >= 1; got 0" in capsys.readouterr().err

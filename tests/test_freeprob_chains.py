@@ -57,3 +57,18 @@ def test_newton_on_the_kth_root_at_a_hard_edge(config, k):
     slow, ok = law._chain.solve_from(x, guess, most=30, root=1)
     assert ok.all()
     assert_allclose(slow.p, reference, rtol=1e-12)
+
+
+def test_cauchy_on_axis_fallback_per_point():
+    """``fallback`` may be given per point: points without a starting guess take the η-ladder
+    where it is True (the same values as with fallback=True) and are NaN where it is False;
+    an array of Newton roots is matched to the points that have a guess."""
+    chain = CHAINS[0]
+    x = np.linspace(0.5, 3.0, 6)
+    reference, _ = chain.cauchy_on_axis(x, 1.0)
+    guess = np.where(np.arange(6) % 2 == 0, chain.cauchy_on_axis(x, 1.0)[1], np.nan)
+    fallback = np.arange(6) % 3 != 1
+    G, _ = chain.cauchy_on_axis(x, 1.0, guess=guess, fallback=fallback, root=np.ones(6))
+    solved = (np.arange(6) % 2 == 0) | fallback
+    assert_allclose(G[solved], reference[solved], rtol=1e-12)
+    assert np.all(np.isnan(G[~solved]))

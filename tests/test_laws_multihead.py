@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from multihead_oracles import cauchy_forward, cauchy_polynomial
+from multihead_oracles import cauchy_forward, cauchy_polynomial, critical_value
 
 from attnspec.freeprob.chains import Chain, chain_moments
 from attnspec.hermite import BETA_MAX
@@ -298,6 +298,35 @@ def test_fast_ladder_agrees_with_long_ladder():
     assert_allclose(fast, slow, rtol=1e-10)
 
 
+EDGE_LAWS = [(1000, 2000, 8, 1.0, "none"), (1000, 1000, 2, 1.0, "none", 10, 50),
+             (1000, 1000, 2, 1.0, "shared_pattern", 64, 200), (64, 64, 8, 0.5, "shared_pattern"),
+             (64, 128, 2, 26.0, "none"), (1000, 2000, 8, 1.0, "kv"), (64, 128, 2, 3.0, "kv"),
+             (1000, 1000, 8, 1.0, "kv"), (2, 64, 64, 5.0, "kv")]   # the last: the right-edge
+# scan needs more than its first four decades of p
+
+
+@pytest.mark.parametrize("config", EDGE_LAWS, ids=str)
+def test_edges_are_critical_values(config):
+    """Every edge e > 0 of the support (right edge, gaps, soft left edges) is a critical value
+    z(p*), z′(p*) = 0: to 1e-14 relative against the 40-digit critical point (mpmath) next to
+    the law's solution there (untied chains, whose backward map is rational); and, for every
+    chain, 1e-9·e inside each edge the density is above 1e-6 of its value mid-interval
+    (√1e-9 ≈ 3e-5 at a square-root edge), 1e-9·e outside below 1e-2 of that (0 up to the
+    solver's rounding)."""
+    law = MultiHeadLaw(*config)
+    unit, (known_x, known_lp) = law._chain.unit, law._known
+    for a, b in law.intervals():
+        for edge, side in ((a, 1.0), (b, -1.0)):
+            if edge == 0:
+                continue
+            rho = law.density(edge * (1 + side * np.array([-1e-9, 1e-9])))
+            assert rho[0] <= 1e-2 * rho[1] and rho[1] >= 1e-6 * law.density(0.5 * (a + b))
+            if law._chain.kind == "untied":
+                p0 = np.exp(known_lp[np.argmin(np.abs(known_x - edge / unit))])
+                exact = critical_value(law._chain, p0).real * unit
+                assert edge == pytest.approx(exact, rel=1e-14, abs=0.0)
+
+
 # ---- Monte Carlo of the Gaussian-equivalent model ------------------------------------------------
 @pytest.mark.parametrize("heads", HEADS)
 @pytest.mark.parametrize("tie", TIES)
@@ -331,8 +360,12 @@ DOMAIN = ([(ell, d, H, tie, beta) for ell, d in DOMAIN_SHAPES for H in (1, 2, 8)
           + [(64, 128, H, tie, 1.0) for H in (1, 2, 8) for tie in ACROSS_HEAD_TIES])
 # Where the solver may refuse (chapter A1, "What is exact and what is not"): β = 1e-3 (the
 # noise scale α² ≈ β⁴/2 sits ~1e-6 of the support below the scores) and ℓ = d − 1.
-MAY_REFUSE = {1e-3}
+MAY_REFUSE = {1e-3, BETA_MIN}
 NEAR_DEGENERATE = [(63, 64, 1, "none", 1.0), (63, 64, 8, "none", 1.0)]
+# β = BETA_MIN at ℓ = d and ℓ = d − 1: once refused with a bare numpy broadcasting error (a
+# point without a starting guess next to an array of Newton roots), now named
+TINY_BETA = [(63, 64, 1, "none", BETA_MIN), (8, 8, 8, "kv", BETA_MIN),
+             (64, 64, 4, "kv", BETA_MIN), (2, 4, 2, "shared_pattern", BETA_MIN)]
 
 
 def quadrature(law, func, nodes=400):
@@ -363,7 +396,7 @@ def build_or_refusal(ell, d, H, tie, beta):
         return None
 
 
-@pytest.mark.parametrize("config", DOMAIN + NEAR_DEGENERATE, ids=str)
+@pytest.mark.parametrize("config", DOMAIN + NEAR_DEGENERATE + TINY_BETA, ids=str)
 def test_domain_mass_and_moments_by_independent_quadrature(config):
     """Over the documented domain: mass 1 − atom and m₁, m₂ (in units of s, so that β = 26 does
     not overflow) by Gauss–Legendre quadrature of the pdf, against multihead_moments (closed
@@ -421,3 +454,45 @@ def test_unresolved_law_error_is_the_base_accuracy_error():
     assert attnspec.UnresolvedLawError is UnresolvedLawError
     assert issubclass(UnresolvedLawError, LawAccuracyError)
     assert issubclass(UnresolvedLawError, ValueError)
+
+
+def test_guesses_towards_a_hard_edge_follow_the_power_law():
+    """Below the lowest solutions, where p → p₀ as x → 0 (z ≈ C(p − p₀)^k), the starting
+    points lie on p₀ + (p₁ − p₀)(x/x₁)^{1/k}: exact for an exact power law (k = 3 here), and
+    none where the three lowest solutions fit no k ∈ {2, 3, 4} (then the nearest solution)."""
+    from attnspec.laws.multihead import _toward_limit
+
+    p0, amplitude = 0.3 - 0.8j, 0.05 - 0.02j
+    xs = np.array([1e-6, 1e-5, 1e-4])
+    x = np.array([1e-12, 1e-9, 3e-7])
+    exact = p0 + amplitude * x ** (1 / 3)
+    assert_allclose(_toward_limit(xs, p0 + amplitude * xs ** (1 / 3), x), exact, rtol=1e-12)
+    assert _toward_limit(xs, p0 + amplitude * np.log(xs), x) is None
+
+
+def test_coordinate_near_a_diverging_hard_edge_is_logarithmic():
+    """Towards a hard edge at 0 where p → ∞ (kv tie, ℓ = d) the interpolation variable is
+    θ above θ_c and θ_c(1 + log(θ/θ_c)) below (continuous with its slope at θ_c), so that a
+    power law p ∝ θ^{-2} is linear in it; untied heads (p → p₀ there) keep θ."""
+    from attnspec.laws.multihead import _R_LOG, _angle, _log_near_zero
+
+    theta_c = _angle(_R_LOG, 3)
+    theta = theta_c * np.array([1e-4, 1e-2, 0.5, 1 - 1e-9, 1 + 1e-9, 2.0])
+    c = _log_near_zero(theta, 3)
+    assert_allclose(c[3:], theta[3:], rtol=1e-8)
+    log_p = -2 * np.log(theta[:3])
+    assert_allclose(np.diff(log_p) / np.diff(c[:3]), -2 / theta_c, rtol=1e-12)
+    assert law_for("kv", 8)._diverges and not law_for("none", 8)._diverges
+
+
+def test_edge_start_is_the_projection_on_the_axis():
+    """The start of Newton's method at an inner edge is the inside solution projected on the
+    line through 0 and the outside one when that lies on the real or imaginary axis, else
+    (or when the projection is 0) the inside solution itself."""
+    from attnspec.laws.multihead import _on_axis
+
+    assert _on_axis(0.3 - 0.2j, -0.5 + 0j) == pytest.approx(0.3 + 0j)
+    assert _on_axis(0.1 - 0.4j, 0.0 - 0.6j) == pytest.approx(-0.4j)
+    assert _on_axis(0.3 - 0.2j, 0.4 - 0.3j) == 0.3 - 0.2j
+    assert _on_axis(0.3 - 0.2j, np.nan) == 0.3 - 0.2j
+    assert _on_axis(-0.2j, 0.5 + 0j) == -0.2j

@@ -6,7 +6,7 @@ from one complex parameter ``p`` (the per-head variable) the chain returns the p
 Cauchy transform ``G(z)`` of the output law and their derivatives (``Chain.evaluate``, in
 closed form).  Solving ``z(p) = x`` for ``p`` by Newton's method from a starting point
 (``Chain.solve_from``; the law remembers its solutions) or, without one, continued down a
-ladder of ``x + iη`` (``Chain._robust``), gives the density.  ``chain_moments`` gives
+ladder of ``x + iη`` (``Chain.robust``), gives the density.  ``chain_moments`` gives
 the exact moments by power-series arithmetic on S- and R-transforms.  The derivation is in
 ``chapters/A1_multihead_law_derivation.md``; the names below follow it.
 
@@ -211,12 +211,10 @@ class Chain:
         q = -0.5 * (P1 + sd)
         r2, r1 = q / P2, -1 / (p * q)
         t = 1 / (p * p * sd)                                  # dr2/dp = −dr1/dp
-        shape, n = np.shape(p), np.size(p)
-        G21, dG21 = _mp_cauchy_explicit(np.concatenate([np.ravel(r2), np.ravel(r1)]), y)
-        G2, G1 = G21[:n].reshape(shape), G21[n:].reshape(shape)
+        (G2, G1), (dG2, dG1) = _mp_cauchy_explicit(np.array((r2, r1)), y)   # one pass
         dr = r1 - r2
         inner = (G2 - G1) / dr
-        dinner = t * (dG21[:n].reshape(shape) + dG21[n:].reshape(shape) + 2 * inner) / dr
+        dinner = t * (dG2 + dG1 + 2 * inner) / dr
         pP2 = p * P2
         J = -inner / pP2
         dJ = (inner / p - dinner) / pP2
@@ -234,11 +232,10 @@ class Chain:
         with np.errstate(divide="ignore", invalid="ignore"):
             slope = (pt.dG / pt.dz).real
         ok = (~real | (slope <= -(G.real ** 2) * (1 - 1e-6))) & np.isfinite(G) & np.isfinite(pt.z)
-        for v in pt.up:
-            ok &= v.imag >= -tol * np.abs(v)
-        for v in pt.down:
-            ok &= v.imag <= tol * np.abs(v)
-        return ok
+        values = np.array(pt.up + pt.down)              # all at once: up Im ≥ −tol|·|,
+        signed = values.imag                            # down −Im ≥ −tol|·|
+        signed[len(pt.up):] *= -1
+        return ok & (signed >= -tol * np.abs(values)).all(axis=0)
 
     def is_physical(self, p, tol=1e-10):
         """:meth:`physical` at p (evaluates the chain once)."""
@@ -260,15 +257,15 @@ class Chain:
         return p, pt.dz, pt.G
 
     def polish(self, z, p, least, most=60, tol=1e-14):
-        """At least ``least`` Newton steps on z(p) = z, then more on the points not yet
-        converged, up to ``most``: a point stops after a step s (relative to p) with
-        s ≤ tol, or s ≤ 1e-6 and s³/s_prev² ≤ 1e-20 (the error left after it, predicted from
-        the observed quadratic contraction; near an edge Newton is only linear, and the
+        """At least ``least`` and at most ``most`` Newton steps on z(p) = z: from its
+        ``least``-th step on, a point stops after a step s (relative to p) with s ≤ tol, or
+        s ≤ 1e-6 and s³/s_prev² ≤ 1e-20 (the error left after it, predicted from the
+        observed quadratic contraction; near an edge Newton is only linear, and the
         prediction is not small)."""
-        p = self.newton(z, p, least)[0]
+        p = np.array(p, dtype=complex)
         active = np.ones(p.shape, bool)
         previous = np.zeros(p.shape)
-        for _ in range(most - least):
+        for k in range(1, most + 1):
             q = p[active]
             pt = self.evaluate(q)
             step = (pt.z - z[active]) / pt.dz
@@ -276,9 +273,10 @@ class Chain:
             size = np.abs(step) / np.abs(q)
             done = (size <= tol) | ((size <= 1e-6) & (size ** 3 <= 1e-20 * previous[active] ** 2))
             previous[active] = size
-            active[active] = ~done
-            if not active.any():
-                break
+            if k >= least:
+                active[active] = ~done
+                if not active.any():
+                    break
         return p
 
     def solve_from(self, x, p, most=30, near=2.5, root=1):
@@ -303,36 +301,49 @@ class Chain:
         idx = np.arange(p.size)                 # the points still iterating, compacted
         q, xa = p.copy(), np.asarray(x, dtype=float).copy()
         ra = np.broadcast_to(np.asarray(root, dtype=float), p.shape).copy()
-        plain = bool(np.all(ra == 1))
-        last = np.full(p.shape, np.inf)         # residual at the previous step
-        previous = np.zeros(p.shape)            # size of the last full Newton step (0: none)
+        plain = bool((ra == 1).all())
+        rounding, exact = 1e-10 * xa, 1e-15 * xa
+        half = np.full(p.shape, np.inf)         # half the residual at the previous step
+        bound = np.zeros(p.shape)               # 1e-20 (last full Newton step)² (0: none)
         with np.errstate(all="ignore"):
             for _ in range(most):
                 pt = self.evaluate(q)
                 diff = pt.z - xa
                 res = np.abs(diff)
-                if plain:                                       # Newton step, relative to p
-                    step = diff / (pt.dz * q)
-                else:
-                    step = ra * pt.z * (1 - (xa / pt.z) ** (1 / ra)) / (pt.dz * q)
+                step = diff / (pt.dz * q)                       # Newton step, relative to p
+                if not plain:                                   # on z^{1/root} where root > 1
+                    k = ra != 1
+                    zk = pt.z[k]
+                    step[k] = (ra[k] * zk * (1 - (xa[k] / zk) ** (1 / ra[k]))
+                               / (pt.dz[k] * q[k]))
                 size = np.abs(step)
-                falling = np.isfinite(step) & ((res < 0.5 * last) | (res > 1e-10 * xa))
-                converged = (size <= 1e-6) & (size ** 3 <= 1e-20 * previous ** 2)
-                go = falling & (size > 1e-14) & (res > 1e-15 * xa) & ~converged
+                falling = np.isfinite(step) & ((res < half) | (res > rounding))
+                go = falling & (size > 1e-14) & (res > exact)
+                go &= (size > 1e-6) | (size * size * size > bound)
                 long = size > 0.5
-                step = np.where(long, 0.5 * step / size, step)
-                q = np.where(falling, q * (1 - step), q)        # a last step when done
-                p[idx] = q
+                if long.any():
+                    step = np.where(long, 0.5 * step / size, step)
+                    size = np.where(long, 0.0, size)
+                moved = q * (1 - step)                          # a last step when done
+                q = moved if falling.all() else np.where(falling, moved, q)
                 if go.all():
-                    last, previous = res, np.where(long, 0.0, size)
+                    half, bound = 0.5 * res, 1e-20 * (size * size)
                     continue
+                p[idx] = q
                 if not go.any():
                     break
-                idx, q, xa, ra = idx[go], q[go], xa[go], ra[go]
-                last, previous = res[go], np.where(long, 0.0, size)[go]
+                idx, q, xa, rounding, exact = idx[go], q[go], xa[go], rounding[go], exact[go]
+                ra = ra if plain else ra[go]
+                half, bound = 0.5 * res[go], 1e-20 * (size[go] * size[go])
+            else:
+                p[idx] = q
             pt = self.evaluate(p)
-            ok = ((np.abs(pt.z - x) <= 1e-10 * x) & self.physical(pt)
-                  & (np.abs(np.log(p / start)) <= near))
+            ok = (np.abs(pt.z - x) <= 1e-10 * x) & self.physical(pt)
+            # |log(p/start)| ≤ near, the (slow) complex log only where |p/start − 1| > δ,
+            # δ = min(near, 1)/2: inside that disc |log| ≤ (log²(1 − δ) + asin²δ)^½ < near
+            ratio = p / start
+            far = np.abs(ratio - 1) > 0.5 * min(near, 1.0)
+            ok[far] &= np.abs(np.log(ratio[far])) <= near
         return pt, ok
 
     def cauchy_on_axis(self, x, scale, eta=0.0, guess=None, fallback=True, root=1):
@@ -345,8 +356,9 @@ class Chain:
         Newton step each); points near 0 (|x| < 1e-3·scale, where hard edges live) and points
         that end off the physical sheet are redone with a long ladder (50·scale down to
         1e-9·scale, η divided by ≤ 2.2 per level, two steps each), and those still off the
-        sheet with a longer one (≤ 1.3).  With ``fallback=False`` the points that need the
-        ladder get NaN instead; ``root`` is passed to :meth:`solve_from`.
+        sheet with a longer one (≤ 1.3).  With ``fallback=False`` (a bool, or one per point)
+        the points that need the ladder get NaN instead; ``root`` is passed to
+        :meth:`solve_from`.
         """
         x = np.asarray(x, dtype=float)
         G = np.empty(x.shape, complex)
@@ -354,19 +366,21 @@ class Chain:
         todo = np.ones(x.shape, bool)
         if guess is not None and eta == 0:
             has = (x > 0) & np.isfinite(guess)
-            pt, ok = self.solve_from(x[has], guess[has], root=root)
+            pt, ok = self.solve_from(x[has], guess[has], root=np.broadcast_to(root, x.shape)[has])
             idx = np.flatnonzero(has)[ok]
             G[idx], p[idx] = pt.G[ok], pt.p[ok]
             todo[idx] = False
-        if todo.any() and fallback:
-            G[todo], p[todo] = self._robust(x[todo], scale, eta)
-        elif todo.any():
-            G[todo] = p[todo] = np.nan
+        ladder = todo & fallback
+        if ladder.any():
+            G[ladder], p[ladder] = self.robust(x[ladder], scale, eta)
+        G[todo & ~ladder] = p[todo & ~ladder] = np.nan
         return G, p
 
-    def _robust(self, x, scale, eta, near_zero=1e-3):
-        """The η-ladder of :meth:`cauchy_on_axis` (no starting guesses); points with
-        |x| < near_zero·scale always take the long ladder."""
+    def robust(self, x, scale, eta, near_zero=1e-3):
+        """G_Y(x + iη) and p without starting guesses: the η-ladders of :meth:`cauchy_on_axis`
+        (the short one, then long ones for the points that end off the physical sheet or whose
+        density collapses on the way); points with |x| < near_zero·scale always take the
+        long ladder."""
         G, p, G_low, ok = self._ladder(x, scale, eta, top=10.0, ratio=10.0, iters=1,
                                        bottom=1e-6)
         # a density that collapses (but not to 0) between the last ladder level and η = 0

@@ -86,23 +86,35 @@ def continue_to_axis(x, step, start, scale, *, top=4.0, bottom=1e-10, levels=LAD
             off = _per_point(~(np.isfinite(predicted) & (predicted.imag <= 0)), np.ndim(g))
             g = np.where(off, g, predicted)
         previous = z
-        active = np.arange(x.size)
-        for _ in range(newton_steps):
-            ga = g[active]
-            delta = step(ga, z[active])
+        active = None                                    # None: every point
+        for k in range(newton_steps):
+            ga, za = (g, z) if active is None else (g[active], z[active])
+            delta = step(ga, za)
             if tangent:
-                delta, slope[active] = delta
-            delta = np.where(np.isfinite(delta), delta, 0.0)
+                delta, slope_a = delta
+                slope[... if active is None else active] = slope_a
+            finite = np.isfinite(delta)
+            if not finite.all():
+                delta = np.where(finite, delta, 0.0)
             trial = ga - delta
             for _ in range(30):
                 bad = _per_point(trial.imag > 0, delta.ndim)
                 if not bad.any():
+                    new = trial
                     break
                 delta = np.where(bad, delta / 2, delta)
                 trial = ga - delta
-            g[active] = np.where(trial.imag > 0, ga.real - 1j * np.abs(ga.imag), trial)
+            else:                                        # still above: mirror the old value
+                new = np.where(trial.imag > 0, ga.real - 1j * np.abs(ga.imag), trial)
+            if active is None:
+                g = new
+            else:
+                g[active] = new
+            if k + 1 == newton_steps:                   # the last step at this level
+                break
             moved = np.abs(delta) > tol * np.maximum(np.abs(trial), 1e-300)
-            active = active[_per_point(moved, 1)]
+            active = (np.flatnonzero(_per_point(moved, 1)) if active is None
+                      else active[_per_point(moved, 1)])
             if active.size == 0:
                 break
     return g

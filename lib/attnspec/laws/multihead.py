@@ -203,6 +203,66 @@ def _interpolate(c, nodes, values, group):
     return np.where(usable, cubic, linear)
 
 
+def _sign_change(p, f, i):
+    """Where f changes sign between p[i − 1] and p[i] (f[i − 1] < 0 ≤ f[i], real p): the zero
+    of the chord (regula falsi, error O((p[i] − p[i − 1])²)); else p[max(i − 1, 0)]."""
+    if i == 0 or not (f[i - 1] < 0 <= f[i] < np.inf):
+        return p[max(i - 1, 0)]
+    return p[i - 1] - f[i - 1] * (p[i] - p[i - 1]) / (f[i] - f[i - 1])
+
+
+def _on_axis(inside, outside):
+    """A start for Newton's method on z′(p) = 0 at an edge, from the solutions p at the scan
+    points just inside and just outside the support.  Outside, p lies on the real or the
+    imaginary axis (where z is real: z(p̄) = z(p)‾, and for untied heads z(−p) = z(p)), and so
+    does the edge; inside, p − p_edge ∝ √(x − edge) leaves the axis at a right angle.  So the
+    projection of ``inside`` on the line through 0 and ``outside`` has an error O(x − edge)
+    instead of O(√(x − edge)); ``inside`` itself where ``outside`` is not on an axis (or the
+    projection is 0, where the map has a pole)."""
+    if not (np.isfinite(outside) and outside != 0
+            and min(abs(outside.real), abs(outside.imag)) <= 1e-8 * abs(outside)):
+        return inside
+    axis = outside / abs(outside)
+    projection = (inside * np.conj(axis)).real * axis
+    return projection if projection != 0 else inside
+
+
+def _toward_limit(xs, ps, x):
+    """Starting points at x below the three lowest solutions ``ps`` (at ``xs``, ascending)
+    where p tends to a finite p₀ as x → 0 (a hard edge at 0, z ≈ C(p − p₀)^k):
+    p₀ + (p₁ − p₀)(x/x₁)^{1/k}, on the ray along which Newton's method approaches the root,
+    with p₀ from the two lowest solutions for the k ∈ {2, 3, 4} at which the next two give
+    the same p₀ to 5 % of |p₁ − p₀|; None if no k does."""
+    best = None
+    for k in (2, 3, 4):
+        ratio = (xs[:2] / xs[1:]) ** (1 / k)            # (p_j − p₀)/(p_{j+1} − p₀)
+        limits = (ps[:2] - ratio * ps[1:]) / (1 - ratio)
+        miss = abs(limits[0] - limits[1]) / abs(ps[0] - limits[0])
+        if best is None or miss < best[0]:
+            best = (miss, k, limits[0])
+    miss, k, limit = best
+    if not miss <= 0.05:
+        return None
+    return limit + (ps[0] - limit) * (x / xs[0]) ** (1 / k)
+
+
+def _angle(r, m):
+    """θ ∈ [0, π] of the CDF map r = sin^{2m}(θ/2) (r ∈ [0, 1], relative to the interval)."""
+    return 2 * np.arctan2(r ** (0.5 / m), np.sqrt(np.maximum(1 - r ** (1 / m), 0)))
+
+
+_R_LOG = 1e-3   # below this fraction of an interval from a hard edge at 0: log θ
+
+
+def _log_near_zero(theta, m):
+    """θ, and below θ_c (the angle at _R_LOG of the interval) θ_c(1 + log(θ/θ_c)): continuous
+    with its derivative at θ_c, and where p → ∞ as a power of x (so of θ) towards a hard
+    edge at 0, log p is linear in it (cubic interpolation of log p in θ is not)."""
+    tc = _angle(_R_LOG, m)
+    with np.errstate(divide="ignore"):
+        return np.where(theta < tc, tc * (1 + np.log(np.maximum(theta, 1e-300) / tc)), theta)
+
+
 def _merge_cuts(pieces):
     """Undo :func:`_split_near_zero`: the support intervals from the CDF pieces."""
     out = []
@@ -261,22 +321,25 @@ class MultiHeadLaw(SpectralLaw):
     per-head Cauchy transform), giving z(p), G_Y(z(p)) and z′(p) in closed form
     (``Chain.evaluate`` in :mod:`attnspec.freeprob.chains`); the density is
     :math:`\rho(x) = -\operatorname{Im} G_Y(x + i0)/\pi` with z(p) = x.  The law is computed
-    as the law of x/s (s = e^{β²} − 1), so that β up to BETA_MAX does not overflow.  Build:
-    the right edge is the first critical point z′(p) = 0 along p > 0; 48 points are solved
-    by Newton's method continued down an η-ladder; a 600-point scan then starts every point
-    from the remembered solutions (log p interpolated linearly in log x), the points below
-    them in one leap along the last chord (and, where that fails, decade by decade towards
-    0), and finds the support intervals, whose edges are refined as critical points; later
-    points start from the solutions interpolated (cubic) in the angle variable of the CDF
-    map, in which p is smooth up to the edges.  Near a hard edge at 0, where
-    z ≈ C(p − p₀)^k, Newton's method runs on z^{1/k} (quadratic instead of linear
-    convergence).  A point whose Newton iteration does not end on the physical sheet
-    (Nevanlinna conditions and G′ ≤ −G² on ℝ) falls back to the η-ladder.  At a hard edge at
-    0 (ρ ~ x^{-e}, e = 1/2, 2/3, 3/4, k = 1/(1 − e)) the density below 1e-12 of the right edge
-    is the series x^{-e} Σ_{j<4} c_j x^{j(1−e)} fitted at 1e-12…1e-10 of it, where rounding
-    of z limits the solver, and the CDF series has one piece below b/10 and one above.  The
-    atom at 0 is ``max(0, 1 − min(rank, d)/ℓ)``.  Across-head ties return the
-    untied law (``output_keys``: confirmed by Monte Carlo only, see chapter A1).
+    as the law of x/s (s = e^{β²} − 1), so that β up to BETA_MAX does not overflow.  Build: the
+    right edge is the first critical point z′(p) = 0 along p > 0 (Newton's method on z′ from the
+    zero of its chord between the scan points where it changes sign); 48 points are solved by
+    Newton's method continued down an η-ladder; a 600-point scan then starts every point from
+    the remembered solutions (log p interpolated linearly in log x), the points below them in
+    the same pass from guesses along the last chord in log–log (p → ∞) or along
+    p₀ + (p₁ − p₀)(x/x₁)^{1/k} (p → p₀ at a hard edge; where that fails, decade by decade
+    towards 0), and finds the support intervals, whose edges are refined as critical points
+    (from the solution inside projected on the axis, real or imaginary, of the one outside);
+    later points start from the solutions interpolated (cubic) in the angle variable of the CDF
+    map, in which p is smooth up to the edges (towards a hard edge at 0 where p → ∞, in its
+    logarithm).  Near a hard edge at 0, where z ≈ C(p − p₀)^k, Newton's method runs on z^{1/k}
+    (quadratic instead of linear convergence).  A point whose Newton iteration does not end on
+    the physical sheet (Nevanlinna conditions and G′ ≤ −G² on ℝ) falls back to the η-ladder.  At
+    a hard edge at 0 (ρ ~ x^{-e}, e = 1/2, 2/3, 3/4, k = 1/(1 − e)) the density below 1e-12 of
+    the right edge is the series x^{-e} Σ_{j<4} c_j x^{j(1−e)} fitted at 1e-12…1e-10 of it,
+    where rounding of z limits the solver, and the CDF series has one piece below b/10 and one
+    above.  The atom at 0 is ``max(0, 1 − min(rank, d)/ℓ)``.  Across-head ties return the untied
+    law (``output_keys``: confirmed by Monte Carlo only, see chapter A1).
 
     Accuracy (checked at every build by the base class, else UnresolvedLawError): total mass
     1 − atom and the CDF series' tail estimate to 1e-10 (``MASS_TOL``), the first two moments
@@ -297,8 +360,9 @@ class MultiHeadLaw(SpectralLaw):
         For invalid parameters (named in the message), before any computation; β outside
         [BETA_MIN, BETA_MAX] included.
     UnresolvedLawError
-        (a ``LawAccuracyError``, hence a ``ValueError``) if the build check fails or an edge is not resolved; the message
-        names the configuration.  Moments stay available through :func:`multihead_moments`.
+        (a ``LawAccuracyError``, hence a ``ValueError``) if the build check fails or an edge
+        is not resolved; the message names the configuration.  Moments stay available
+        through :func:`multihead_moments`.
 
     Examples
     --------
@@ -320,6 +384,7 @@ class MultiHeadLaw(SpectralLaw):
         self._scale = float(_closed_form(self._chain)[0])   # m₁/s
         self._known = (np.empty(0), np.empty(0, complex))   # solved (x/s, log p), sorted
         self._tail = None                                    # hard-edge series near 0
+        self._diverges = False                               # p → ∞ at that hard edge
         self._pieces_list = None
         found = self._find_intervals()                       # in units of s
         self._true_intervals = _merge_cuts(found)
@@ -375,42 +440,33 @@ class MultiHeadLaw(SpectralLaw):
         """G_Y(x + i0) in units of s (x/s, G·s).
 
         Each point starts from the solutions already found (:meth:`_remember`); points below
-        the smallest one are solved a decade at a time downwards, each decade starting from
-        the one above (continuation towards a hard edge at 0; stepping stones fill empty
-        decades)."""
+        the smallest one from guesses extrapolated beyond it, in the same Newton pass, and
+        those that this leaves a decade at a time downwards, each decade starting from the one
+        above (continuation towards a hard edge at 0; stepping stones fill empty decades)."""
         return self._solve(np.asarray(x, dtype=float))[0]
 
     def _solve(self, x, fallback=True):
         """G_Y(x + i0) and p at real x (see :meth:`cauchy`); remembers the solutions.  With
         ``fallback=False`` points below the known ones that Newton's method does not
-        resolve get NaN instead of the η-ladder."""
+        resolve get NaN instead of the η-ladder.
+
+        The first pass solves every point at once, those below the known ones from guesses
+        extrapolated beyond them (:meth:`_guess`) with :meth:`_leap_root` and without the
+        η-ladder; the ones it leaves go a decade at a time."""
         G = np.full(x.shape, complex(np.nan, np.nan))
         p = np.full(x.shape, complex(np.nan, np.nan))
         known_x = self._known[0]
         low = (x > 0) & (x < known_x[0]) if known_x.size else np.zeros(x.shape, bool)
-        todo = ~low & np.isfinite(x)                  # NaN and ±inf give NaN
-        leap = low.any()      # first try every point below at once (extrapolated guesses)
+        todo = np.isfinite(x)                         # NaN and ±inf give NaN
+        root = np.where(low, self._leap_root() if low.any() else 1, self._root(x))
+        ladder = ~low & (fallback | (x > 0) | (known_x.size == 0))   # low: NaN if Newton fails
         while True:
             if todo.any():
                 G[todo], p[todo] = self._chain.cauchy_on_axis(
-                    x[todo], self._scale, guess=self._guess(x[todo]),
-                    fallback=fallback or not self._known[0].size
-                    or x[todo].min() >= self._known[0][0], root=self._root(x[todo]))
+                    x[todo], self._scale, guess=self._guess(x[todo]), fallback=ladder[todo],
+                    root=root[todo])
                 self._remember(x[todo], p[todo])
-            if leap and self._known[0].size:
-                # towards a hard edge at 0 (density > 0 at the lowest known point) Newton on
-                # √z, faster at z ≈ C(p − p₀)^k (Chain.solve_from); below a soft edge plain
-                # Newton
-                leap = False
-                with np.errstate(all="ignore"):
-                    lowest = self._chain.evaluate(np.exp(self._known[1][:1])).G
-                inside = bool(-lowest.imag > 1e-12 * np.abs(lowest))
-                G[low], p[low] = self._chain.cauchy_on_axis(
-                    x[low], self._scale, guess=self._guess(x[low]), fallback=False,
-                    root=2 if inside else 1)
-                self._remember(x[low], p[low])
                 low &= ~np.isfinite(G)
-                todo = np.zeros(x.shape, bool)
             if not low.any():
                 return G, p
             floor = 0.1 * self._known[0][0]           # the next decade down
@@ -421,6 +477,16 @@ class MultiHeadLaw(SpectralLaw):
                     continue
                 todo = low                            # the stone failed: solve the rest as is
             low &= ~todo
+            root = np.broadcast_to(self._root(x), x.shape)
+            ladder = np.full(x.shape, fallback or todo.any() and x[todo].min() >= self._known[0][0])
+
+    def _leap_root(self):
+        """The root of z that Newton's method solves for (Chain.solve_from) at points below
+        every remembered solution: towards a hard edge at 0 (density > 0 at the lowest one,
+        where p is off the real and the imaginary axis, see :func:`_on_axis`) √z, faster at
+        z ≈ C(p − p₀)^k; below a soft edge (p on an axis) z itself."""
+        angle = self._known[1][0].imag / (0.5 * np.pi)
+        return 2 if abs(angle - round(angle)) > 1e-8 else 1
 
     def _root(self, x):
         """Which root of z Newton's method solves for (Chain.solve_from) when the density has
@@ -435,14 +501,17 @@ class MultiHeadLaw(SpectralLaw):
     def _coordinate(self, x):
         """The variable in which log p is interpolated: log x while the support is unknown;
         then Σ_k θ_k(x), θ_k the angle of the CDF map of support interval k (x = a + (b − a)
-        sin^{2m}(θ/2)), in which p is analytic up to the edges (p − p_e ∝ √(x − a) ∝ θ)."""
+        sin^{2m}(θ/2)), in which p is analytic up to the edges (p − p_e ∝ √(x − a) ∝ θ);
+        at a hard edge at 0 where p → ∞ (a power of x, so of θ), log θ near 0
+        (:func:`_log_near_zero`)."""
         if self._pieces_list is None:
             return np.log(x)
         c = np.zeros(np.shape(x))
-        for a, b, kind in self._true_intervals:
+        for k, (a, b, kind) in enumerate(self._true_intervals):
             m = KIND_POWER[kind]
             r = (np.clip(x, a, b) - a) / (b - a)
-            c += 2 * np.arctan2(r ** (0.5 / m), np.sqrt(np.maximum(1 - r ** (1 / m), 0)))
+            theta = _angle(r, m)
+            c += _log_near_zero(theta, m) if k == 0 and self._diverges else theta
             c += np.pi * (x > b)
         return c
 
@@ -467,12 +536,26 @@ class MultiHeadLaw(SpectralLaw):
         if self._pieces_list is None and below.any() and ck.size > 1:
             # towards 0 (one decade at a time, see _solve): where p → ∞ as a power law
             # p ∝ x^{-1/k} (|slope| ≥ 1/4 in log-log), along the last chord; where p tends to a
-            # finite p₀ (small slope) the nearest solution, from which Newton approaches the
-            # root along its ray (a chord would overshoot p₀ towards another root)
-            slope = (known_lp[1] - known_lp[0]) / (ck[1] - ck[0])
+            # finite p₀ (small slope) on the ray of p − p₀ ∝ x^{1/k} (_toward_limit), else the
+            # nearest solution, from which Newton approaches the root along its ray (a chord
+            # would overshoot p₀ towards another root)
+            slope = self._lowest_slope()
             if abs(slope) > 0.2:
                 lp[below] = known_lp[0] + slope * (c[below] - ck[0])
+            elif ck.size > 2:       # p → p₀: along the ray of its power law, where one fits
+                toward = _toward_limit(known_x[:3], np.exp(known_lp[:3]),
+                                       np.maximum(x, 0.0)[below])
+                if toward is not None:
+                    p = np.exp(lp)
+                    p[below] = toward
+                    return p
         return np.exp(lp)
+
+    def _lowest_slope(self):
+        """d log p/d log x between the two lowest remembered solutions (|·| > 0.2: p → ∞
+        as a power of x towards 0)."""
+        (x0, x1), (lp0, lp1) = self._known[0][:2], self._known[1][:2]
+        return (lp1 - lp0) / (np.log(x1) - np.log(x0))
 
     def _remember(self, x, p):
         """Add solved points (x > 0) to the table of starting guesses (sorted by x)."""
@@ -520,50 +603,60 @@ class MultiHeadLaw(SpectralLaw):
         self._tail = (x0, e, coef)
 
     def _z_derivatives(self, p, h=1e-6):
-        """z′(p) and z″(p) (z″ by a central difference of the exact z′)."""
+        """z(p), z′(p) and z″(p) (z″ by a central difference of the exact z′)."""
         step = h * np.abs(p)
-        dz = self._chain.evaluate(np.concatenate([p, p + step, p - step])).dz.reshape(3, -1)
-        return dz[0], (dz[1] - dz[2]) / (2 * step)
+        pt = self._chain.evaluate(np.concatenate([p, p + step, p - step]))
+        dz = pt.dz.reshape(3, -1)
+        return pt.z[: p.size], dz[0], (dz[1] - dz[2]) / (2 * step)
 
     def _critical_edge(self, p):
-        """Refine an edge: Newton on z′(p) = 0 from p; returns the real edge z(p*).  Stops
-        after a step s (relative to p) ≤ 1e-15, or ≤ 1e-6 with s³/s_prev² ≤ 1e-20 (the
-        error left, predicted from the observed quadratic contraction)."""
+        """Refine an edge: Newton on z′(p) = 0 from p; returns the real edge z(p*) and |Im z|.
+        Stops after a step s ≤ 1e-7 (relative to p): z is stationary at p*, so the error
+        left in p, O(s²) (O(s) where z″(p*) = 0 too), moves z by O(s⁴) (O(s³)); z(p*) is
+        z(p) − z′(p)·s/2 at the last p evaluated (Taylor, exact to O(z‴s³), as z″s = z′)."""
         p = np.atleast_1d(np.asarray(p, dtype=complex))
-        previous = 0.0
         with np.errstate(all="ignore"):
             for _ in range(60):
-                d1, d2 = self._z_derivatives(p)
+                z, d1, d2 = self._z_derivatives(p)
                 step = d1 / d2
                 p = p - step
-                size = float(np.max(np.abs(step) / np.abs(p)))
-                if not size > 1e-15 or (size <= 1e-6 and size ** 3 <= 1e-20 * previous ** 2):
+                z = z - 0.5 * d1 * step
+                if not np.max(np.abs(step) / np.abs(p)) > 1e-7:
                     break
-                previous = size
-            z = self._chain.evaluate(p).z[0]
+        z = z[0]
         if abs(z.imag) < 1e-8 * abs(z) and z.real > 0:
             self._remember(np.array([z.real]), p)   # the edge itself: a starting point
         return float(z.real), float(abs(z.imag))
 
-    def _find_intervals(self):
-        """Support intervals [(a, b, left_kind), ...] from a density scan refined at edges."""
-        ch = self._chain
-        # right edge: first critical point of z(p) along real p from 0+ (z decreasing from +∞)
-        p = ch.initial(1e4 * self._scale + 0j).real * np.geomspace(1, 1e4, 600)
-        with np.errstate(all="ignore"):
-            J = ch.evaluate(p + 0j)
-        bad = (J.dz.real >= 0) | (np.abs(J.z.imag) > 1e-12 * np.abs(J.z)) | ~np.isfinite(J.z)
-        i = int(np.argmax(bad))
-        b, err = self._critical_edge(p[max(i - 1, 0)])
-
+    def _right_edge(self):
+        """The right edge: the first critical point of z along real p from 0+ (z decreasing
+        from +∞), by a scan of 600 real p over four decades from the large-z guess, extended
+        four decades at a time (at most three times) while z′ < 0 on all of it, then Newton's
+        method on z′ from the zero of its chord (:meth:`_critical_edge`)."""
+        p = self._chain.initial(1e4 * self._scale + 0j).real * np.geomspace(1, 1e4, 600)
+        for extension in range(4):
+            with np.errstate(all="ignore"):
+                J = self._chain.evaluate(p + 0j)
+            bad = ((J.dz.real >= 0) | (np.abs(J.z.imag) > 1e-12 * np.abs(J.z))
+                   | ~np.isfinite(J.z))
+            if bad.any() or extension == 3:
+                break
+            p = p[-1] * np.geomspace(1, 1e4, 600)
+        i = int(np.argmax(bad)) if bad.any() else p.size - 1
+        b, err = self._critical_edge(_sign_change(p, J.dz.real, i))
         if not (err < 1e-8 * b and 0 < b <= J.z[: i + 1].real.min() * (1 + 1e-12)):
             raise UnresolvedLawError(f"{self!r}: the right edge of the support is not "
                                      f"resolved: {self._out_of_reach()}")
+        return b
+
+    def _find_intervals(self):
+        """Support intervals [(a, b, left_kind), ...] from a density scan refined at edges."""
+        b = self._right_edge()
         # seeds by the η-ladder away from 0, then the scan from the seeds (squared spacing
         # resolves the region near 0)
         u = (np.arange(1, 49) - 0.5) / 48
         seeds = b * u * u
-        G, p = self._chain._robust(seeds, self._scale, 0.0, near_zero=0.0)
+        G, p = self._chain.robust(seeds, self._scale, 0.0, near_zero=0.0)
         self._remember(seeds, p)
         u = (np.arange(1, 601) - 0.5) / 600
         x = b * u * u
@@ -587,15 +680,16 @@ class MultiHeadLaw(SpectralLaw):
                 kind = self._hard_kind(rho_tail)
                 if kind != "soft":
                     self._fit_tail(b, kind, rho_tail)
+                    self._diverges = bool(abs(self._lowest_slope()) > 0.2)   # at the tail
             if kind == "soft":
-                left, err = self._critical_edge(p[i0])
+                left, err = self._critical_edge(_on_axis(p[i0], p[i0 - 1] if i0 else np.nan))
                 lo = x[i0 - 1] if i0 > 0 else 0.0
                 if not (lo - 1e-9 * b <= left <= x[i0] and err < 1e-8 * b):
                     left = self._bisect_edge(lo, x[i0], b)
             if j == len(starts) - 1:
                 right = b
             else:
-                right, err = self._critical_edge(p[i1])
+                right, err = self._critical_edge(_on_axis(p[i1], p[i1 + 1]))
                 if not (x[i1] <= right <= x[i1 + 1] and err < 1e-8 * b):
                     right = self._bisect_edge(x[i1 + 1], x[i1], b)
             intervals.extend(_split_near_zero(left, right, kind))
