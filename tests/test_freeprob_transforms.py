@@ -7,6 +7,7 @@ Narayana moments of Marchenko–Pastur against the Catalan numbers 1, 2, 5, 14 a
 
 import math
 
+import mpmath as mp
 import numpy as np
 import pytest
 
@@ -25,6 +26,26 @@ def test_score_product_right_edge_is_one_over_the_maximum(c):
     z = np.geomspace(1e-4, 1e3, 2_000_001)
     best = np.max(z / ((1 + z) ** 2 * (1 + c * z)))
     assert transforms.score_product_edges(c)[1] == pytest.approx(1 / best, rel=1e-9)
+
+
+@pytest.mark.parametrize("c", [1e-6, 0.01, 0.5, 0.999999, 1 - 2 ** -40, 1.0, 1 + 2 ** -40,
+                               1.000001, 1.05, 2.0, 100.0, 1e6])
+def test_score_product_critical_values_against_50_digits(c):
+    """x(z±) = (1 + z)²(1 + cz)/z at z± = (−1 ± √(1 + 8c))/(4c), in 50-digit arithmetic, to
+    a few ulps on both sides of c = 1 (where 1 + z₋ and 1 + cz₋ vanish) and at tiny and huge
+    c; the edges and the inner scale of M are these values."""
+    from attnspec.laws.classical import score_product_inner_scale
+    with mp.workdps(50):
+        C = mp.mpf(c)
+        r = mp.sqrt(1 + 8 * C)
+        x = [(1 + z) ** 2 * (1 + C * z) / z for z in ((-1 - r) / (4 * C), (-1 + r) / (4 * C))]
+        expected = [float(v) for v in x]
+    lower, upper = transforms.score_product_critical_values(c)
+    assert upper == pytest.approx(expected[1], rel=1e-14)
+    assert lower == pytest.approx(expected[0], rel=1e-13, abs=0.0)
+    assert math.copysign(1.0, lower) == (1.0 if c >= 1 else -1.0)   # 0.0, not −0.0, at c = 1
+    assert transforms.score_product_edges(c) == (lower if c > 1 else 0.0, upper)
+    assert list(score_product_inner_scale(c)) == ([] if c == 1 else [abs(lower)])
 
 
 def test_mp_edges_and_moments():

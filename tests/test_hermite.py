@@ -229,3 +229,17 @@ def test_alpha_where_its_square_underflows(beta):
         else:
             assert abs(mpmath.mpf(got) - exact) <= 2 * HALF_SUBNORMAL
     assert alpha(np.array([beta, 1.0]))[0] == got
+
+
+def test_scalar_and_array_paths_agree_bit_for_bit():
+    """A scalar β takes Python-float arithmetic (math.expm1 and the series on floats), an
+    array numpy's: the same operations, so the same bits, over the whole domain, at the
+    switch to the series (β² = 0.5) and for 0-d arrays; the types follow scipy's rule."""
+    betas = np.concatenate([np.geomspace(1e-300, BETA_MAX, 4001), np.linspace(0.6, 0.8, 401),
+                            [math.sqrt(0.5), np.nextafter(math.sqrt(0.5), 0), BETA_MAX]])
+    for function in (total_variance, noise_variance, alpha):
+        scalar = np.array([function(float(b)) for b in betas])
+        zero_d = np.array([function(np.array(b)) for b in betas[::50]])
+        np.testing.assert_array_equal(scalar, function(betas))
+        np.testing.assert_array_equal(zero_d, scalar[::50])
+        assert type(function(1.0)) is float and type(function(np.float64(1.0))) is float

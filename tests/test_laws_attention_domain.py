@@ -20,6 +20,7 @@ oracles that share no code with the law:
 import math
 import subprocess
 import sys
+import warnings
 
 import mpmath as mp
 import numpy as np
@@ -182,6 +183,45 @@ def test_density_against_mpmath_roots(beta, c):
     points = [lo + f * (hi - lo) for lo, hi in law_.intervals() for f in (0.2, 0.5, 0.8)]
     expected = [oracle_density(t, beta, c) for t in points]
     assert_allclose(law_.pdf(np.array(points)), expected, rtol=1e-9, atol=0)
+
+
+@pytest.mark.parametrize("beta,c", [(5e-7, 1.6), (1e-6, 1.05), (1e-4, 100.0), (0.25, 100.0),
+                                    (1.0, 1.0)])
+def test_density_near_the_hard_edge_against_mpmath_roots(beta, c):
+    """pdf at 1e-16 to 1e-2 of the first interval's length from 0 (at small β the quartic's
+    physical pair is there far smaller than its other roots, and is re-solved from its
+    Taylor quadratic) within 1e-9 relative of the oracle."""
+    law_ = law(beta, c)
+    t = law_.intervals()[0][1] * np.geomspace(1e-16, 1e-2, 8)
+    assert_allclose(law_.pdf(t), [oracle_density(x, beta, c) for x in t], rtol=1e-9, atol=0)
+
+
+@pytest.mark.parametrize("beta,c", [(1.0, 0.01), (1.0, 1.0), (1e-4, 100.0), (0.03, 1.6)])
+def test_density_within_rounding_of_an_edge(beta, c):
+    """At 1 to 4 ulp inside each soft edge the quartic's pair is double to rounding: the
+    density is 0 or below 1e-5 of its interval's mean density (mass/length; the exact value
+    is ~1e-8 to 1e-6 of it, the square root of a few ulp relative), finite, without warnings
+    and without the η-ladder (the closed form decides)."""
+    from attnspec.laws import attention
+    law_ = law(beta, c)
+    t, scale = [], []
+    for i, (lo, hi) in enumerate(law_.intervals()):
+        mean = (law_.cdf(hi) - law_.cdf(lo)) / (hi - lo)
+        for edge, direction in [(hi, -np.inf)] + ([(lo, np.inf)] if i else []):
+            for _ in range(4):
+                edge = np.nextafter(edge, direction)
+                t.append(edge)
+                scale.append(mean)
+    original = attention.continue_to_axis
+    try:
+        attention.continue_to_axis = None                # calling it would fail
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            values = law_.pdf(np.array(t))
+    finally:
+        attention.continue_to_axis = original
+    assert np.all(np.isfinite(values)) and np.all(values >= 0)
+    assert np.all(values <= 1e-5 * np.array(scale))
 
 
 @pytest.mark.parametrize("beta,c", ALL_GRID, ids=ALL_IDS)

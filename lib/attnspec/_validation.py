@@ -72,15 +72,13 @@ def check_float(name, value, *, min=None, max=None, min_open=False, max_open=Fal
         raise ParameterTypeError(f"{name} must be a real number; got {name}={value!r} "
                                  f"({type(value).__name__})")
     value = float(value)
-    rng_text = range_text(min, max, min_open, max_open)
-    allowed = f"a finite number {rng_text}".strip()
-    if not math.isfinite(value):
-        raise ParameterError(f"{name} must be {allowed}; got {name}={value}")
+    finite = math.isfinite(value)
     too_low = min is not None and (value <= min if min_open else value < min)
     too_high = max is not None and (value >= max if max_open else value > max)
-    if too_low or too_high:
-        raise ParameterError(f"{name} must be {allowed}; got {name}={value!r}")
-    return value
+    if finite and not (too_low or too_high):
+        return value
+    allowed = f"a finite number {range_text(min, max, min_open, max_open)}".strip()
+    raise ParameterError(f"{name} must be {allowed}; got {name}={value!r}")
 
 
 def check_choice(name, value, choices):

@@ -68,8 +68,9 @@ def total_variance(beta):
     True
     """
     beta = _check_beta(beta)
-    s = np.expm1(np.asarray(beta, dtype=np.float64) ** 2)
-    return float(s) if np.ndim(beta) == 0 else s
+    if isinstance(beta, float):              # a scalar: the same operation on a Python float
+        return math.expm1(beta * beta)
+    return np.expm1(beta ** 2)
 
 
 @fill_docstring
@@ -106,18 +107,20 @@ def noise_variance(beta):
     0.718281828459
     """
     beta = _check_beta(beta)
-    x = np.asarray(beta, dtype=np.float64) ** 2
+    x = beta * beta if isinstance(beta, float) else beta ** 2
     large = total_variance(beta) - x
-    # series x²/2! + x³/3! + ... by Horner-like accumulation of the terms
+    if isinstance(beta, float) and x >= _SERIES_BELOW:
+        return large
+    # series x²/2! + x³/3! + ... by Horner-like accumulation of the terms (for a scalar, the
+    # same operations on Python floats)
     # x * (x / 2): one rounding also where the result is subnormal (x / 2 is exact, x normal);
     # in the normal range it equals (x * x) / 2 bit for bit
     term = x * (x / 2.0)
-    series = np.zeros_like(x)
+    series = 0.0 * x
     for k in range(3, _SERIES_TERMS + 3):
         series = series + term
         term = term * x / k
-    result = np.where(x < _SERIES_BELOW, series, large)
-    return float(result) if np.ndim(beta) == 0 else result
+    return series if isinstance(beta, float) else np.where(x < _SERIES_BELOW, series, large)
 
 
 def alpha(beta):

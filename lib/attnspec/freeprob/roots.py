@@ -4,11 +4,22 @@ API (shared by :mod:`attnspec.laws` and the multi-head laws)
 ------------------------------------------------------------
 ``cubic_roots(a3, a2, a1, a0)``, ``quartic_roots(a4, a3, a2, a1, a0)``
     All roots of ``Σ a_k g^k = 0`` for arrays of coefficients (broadcast), by the closed
-    forms of Cardano and Ferrari in complex arithmetic; shape ``(..., 3)`` or ``(..., 4)``.
-    Accurate to ~1e-8 relative near multiple roots; polish with ``polish``.
-``polish(coeffs, g, steps=3)``
+    forms of Cardano and Ferrari (real coefficients in real arithmetic as far as they go,
+    then complex); shape ``(..., 3)`` or ``(..., 4)``. Accurate to ~1e-8 relative near
+    multiple roots; polish with ``polish``.
+``quartic_pair(a3, a2, a1, a0)``
+    For a real monic quartic with one non-real pair, its root of Im > 0 alone, in real
+    arithmetic (Ferrari at the resolvent's real root), with flags saying where it holds.
+``polish(coeffs, g, steps=3)``, ``polish_roots(coeffs, roots, steps=3)``
     Newton steps on the polynomial with coefficients ``coeffs = (a_n, ..., a_0)`` (highest
-    first, each broadcastable to ``g``), from the starting values ``g``.
+    first, each broadcastable to ``g``), from the starting values ``g``; for a few roots,
+    the same in Python scalars.
+``companion_roots(coeffs)``
+    The roots of one polynomial as ``numpy.roots`` finds them (companion eigenvalues).
+``quartic_discriminant_sign(coeffs)``
+    The exact sign of a quartic's discriminant (integer arithmetic): how many roots are real.
+``last_axis_take(values, index)``
+    ``take_along_axis`` on the last axis, without its overhead.
 ``physical_root(coeffs)``
     For real ``x``, the value ``G(x + i0)`` of a Cauchy transform that is a root of a
     polynomial of degree 3 or 4 with real coefficients having at most one non-real pair:
@@ -26,57 +37,134 @@ the support, never two).
 
 from __future__ import annotations
 
+import cmath
+
 import numpy as np
 
-__all__ = ["cubic_roots", "quartic_roots", "polish", "physical_root"]
+__all__ = ["cubic_roots", "quartic_roots", "quartic_pair", "polish", "polish_roots",
+           "companion_roots", "quartic_discriminant_sign", "physical_root", "last_axis_take"]
 
-_OMEGA = np.exp(2j * np.pi / 3)
+_OMEGAS = np.exp(2j * np.pi / 3 * np.arange(3))      # the cube roots of unity
+_PAIR = np.array([1.0, -1.0])
+
+
+def _cube_root(u):
+    """Principal cube root ∛|u|·e^{i arg(u)/3} of complex ``u`` (the branch of ``u**(1/3)``,
+    in polar form: several times cheaper than numpy's complex power)."""
+    return np.cbrt(np.abs(u)) * np.exp((1j / 3) * np.angle(u))
+
+
+def last_axis_take(values, index):
+    """``values[..., index]`` per leading position (``take_along_axis`` on the last axis,
+    without its overhead): shape ``index.shape``."""
+    flat = values.reshape(-1, values.shape[-1])
+    return flat[np.arange(flat.shape[0]), np.ravel(index)].reshape(np.shape(index))
 
 
 def cubic_roots(a3, a2, a1, a0):
-    """All roots of ``a3 g³ + a2 g² + a1 g + a0`` (Cardano, vectorised); shape (..., 3)."""
-    a3 = np.asarray(a3, dtype=complex)
-    b, c, d = a2 / a3, a1 / a3, a0 / a3
+    """All roots of ``a3 g³ + a2 g² + a1 g + a0`` (Cardano, vectorised); shape (..., 3).
+
+    The three roots are w − p/(3w) − b/3 for the three cube roots w of −q/2 ± √Δ (the sign
+    of larger modulus), Δ = q²/4 + p³/27. Real coefficients with Δ ≥ 0 everywhere (one real
+    root) stay real up to the cube roots of unity."""
+    b, c, d = (np.asarray(x) / a3 for x in (a2, a1, a0))
     p = c - b * b / 3
-    q = 2 * b ** 3 / 27 - b * c / 3 + d
-    disc = np.sqrt(q * q / 4 + p ** 3 / 27 + 0j)
-    u1, u2 = -q / 2 + disc, -q / 2 - disc
-    u = np.where(np.abs(u1) >= np.abs(u2), u1, u2)     # avoid cancellation
-    cube = np.power(u + 0j, 1 / 3)
-    roots = []
-    for k in range(3):
-        ck = cube * _OMEGA ** k
-        with np.errstate(divide="ignore", invalid="ignore"):
-            w = np.where(ck != 0, ck - p / (3 * ck), 0)
-        roots.append(w - b / 3)
-    return np.stack(np.broadcast_arrays(*roots), axis=-1)
+    q = (2 * b * b / 27 - c / 3) * b + d
+    disc = q * q / 4 + p * p * p / 27
+    half = -0.5 * q
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if np.isrealobj(disc) and not np.any(disc < 0):
+            root = np.sqrt(disc)
+            cube = np.cbrt(half + np.where(half >= 0, root, -root))   # the real cube root
+            w = cube[..., None] * _OMEGAS - (p / (3 * cube))[..., None] * _OMEGAS.conjugate()
+        else:
+            root = np.sqrt(disc + 0j)
+            cube = _cube_root(half + np.where((np.conjugate(half) * root).real >= 0,
+                                              root, -root))
+            ck = cube[..., None] * _OMEGAS
+            w = ck - (p / 3)[..., None] / ck
+        w = np.where(cube[..., None] != 0, w, 0)
+    return w - (b / 3)[..., None]
 
 
 def quartic_roots(a4, a3, a2, a1, a0):
-    """All roots of ``a4 g⁴ + … + a0`` (Ferrari, vectorised); shape (..., 4)."""
-    a4 = np.asarray(a4, dtype=complex)
-    b, c, d, e = a3 / a4, a2 / a4, a1 / a4, a0 / a4
-    p = c - 3 * b * b / 8
-    q = d - b * c / 2 + b ** 3 / 8
-    r = e - b * d / 4 + b * b * c / 16 - 3 * b ** 4 / 256
+    """All roots of ``a4 g⁴ + … + a0`` (Ferrari, vectorised); shape (..., 4).
+
+    Real coefficients stay real up to the resolvent cubic; the two quadratic factors are
+    solved side by side. Order: the two roots of y² − √(2m) y + …, then of y² + √(2m) y + …"""
+    b, c, d, e = (np.asarray(x) / a4 for x in (a3, a2, a1, a0))
+    bb = b * b
+    p = c - 3 * bb / 8
+    q = d - b * c / 2 + bb * b / 8
+    r = e - b * d / 4 + bb * c / 16 - 3 * bb * bb / 256
     # resolvent cubic 8m³ + 8pm² + (2p² − 8r)m − q² = 0; the largest root avoids m ≈ 0
     ms = cubic_roots(8.0, 8 * p, 2 * p * p - 8 * r, -q * q)
-    m = np.take_along_axis(ms, np.argmax(np.abs(ms), axis=-1)[..., None], axis=-1)[..., 0]
-    s2 = np.sqrt(2 * m)
+    m = last_axis_take(ms, np.argmax(np.abs(ms), axis=-1))
     with np.errstate(divide="ignore", invalid="ignore"):
+        s2 = np.sqrt(2 * m)
         t = np.where(s2 != 0, q / (2 * s2), 0)
-    roots = []
-    for sign in (1, -1):
-        # y² − B y + C = 0 with B = sign·s2, C = p/2 + m + sign·q/(2 s2); the root of larger
-        # modulus first, the other as C/y₁ (no cancellation when the two differ in size)
-        B, C = sign * s2, p / 2 + m + sign * t
+        # y² − B y + C = 0 with B = ±s2, C = p/2 + m ± q/(2 s2); the root of larger modulus
+        # first, the other as C/y₁ (no cancellation when the two differ in size)
+        B = s2[..., None] * _PAIR
+        C = (p / 2 + m)[..., None] + t[..., None] * _PAIR
         root = np.sqrt(B * B - 4 * C)
-        root = np.where((B.conjugate() * root).real >= 0, root, -root)
+        root = np.where((np.conjugate(B) * root).real >= 0, root, -root)
         y1 = (B + root) / 2
-        with np.errstate(divide="ignore", invalid="ignore"):
-            y2 = np.where(y1 != 0, C / y1, 0)
-        roots += [y1, y2]
-    return np.stack(np.broadcast_arrays(*roots), axis=-1) - (b / 4)[..., None]
+        y2 = np.where(y1 != 0, C / y1, 0)
+    roots = np.stack([y1, y2], axis=-1).reshape(y1.shape[:-1] + (4,))
+    return roots - (b / 4)[..., None]
+
+
+def quartic_pair(a3, a2, a1, a0):
+    """The root of positive imaginary part of the monic quartic g⁴ + a₃g³ + a₂g² + a₁g + a₀
+    with real coefficients (arrays, broadcast) and one non-real pair, by Ferrari's
+    factorisation at the real root m₀ of the resolvent cubic, in real arithmetic: with y = g
+    + a₃/4, y⁴ + py² + qy + r = (y² − σ√(2m₀) y + …)(y² + σ√(2m₀) y + …), σ = sign q, the
+    pair is (σ√(2m₀) ± i√(2p + 2m₀ + 4|t|))/2, t = q/√(8m₀). Where m₀ cancels (m₀ = 2(Re y)²
+    of the pair, small near Re y = 0) it is q²/(8|m₁|²) (Vieta, m₁ the resolvent's complex
+    root).
+
+    Returns ``(root, ok, sharp)``: ``ok`` where the real part is good (the resolvent has a
+    single real root, one of the forms of m₀ keeps 4 digits, and the factor's discriminant
+    is negative or zero to 1e-4 of its terms; elsewhere, e.g. four real roots or a near
+    double pair whose rounding paired it wrongly, the root is not to be used), ``sharp``
+    where the imaginary part is good too (the discriminant does not cancel to 1e-4 of its
+    terms, as it does near a double root or for a pair far smaller than the other roots:
+    there re-solve the pair at the real part). Where ``sharp``, accurate to ~1e-14
+    relative."""
+    bb = a3 * a3
+    p = a2 - 0.375 * bb
+    q = a1 - a3 * (0.5 * a2 - 0.125 * bb)
+    r = a0 + bb * (0.0625 * a2 - 0.01171875 * bb) - 0.25 * (a3 * a1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # resolvent m³ + pm² + (p²/4 − r)m − q²/8 = 0 at m = z − p/3: z³ − Nz + B = 0 (N =
+        # p²/12 + r), roots S + T (real) and −(S + T)/2 ± i√3(S − T)/2, with S³ the larger of
+        # −B/2 ± √Δ, Δ = B²/4 − N³/27, and T = N/(3S)
+        pp, q8 = p * p, 0.125 * (q * q)
+        N = pp / 12 + r
+        B = p * (r / 3 - pp / 108) - q8
+        # Δ < 0: three real roots (four real roots of the quartic); Δ = 0 to rounding: a
+        # double one, whose rounding may come out either side of 0
+        square, cube = 0.25 * (B * B), N * N * (N / 27)
+        single = square - cube > -1e-12 * (square + np.abs(cube))
+        root = np.sqrt(np.maximum(square - cube, 0.0))
+        S = np.cbrt(-0.5 * B - np.copysign(root, B))
+        T = N / (3 * S)
+        z, third = S + T, p / 3
+        m0 = z - third
+        modulus = (0.5 * z + third) ** 2 + 0.75 * (S - T) ** 2    # |m₁|²
+        size = np.abs(z) + np.abs(third)
+        vieta = m0 < 0.1 * size
+        m0 = np.where(vieta, q8 / modulus, m0)
+        s2 = np.sqrt(2 * m0)
+        t = np.abs(q) / (2 * s2)
+        gap = p + m0 + 2 * t                  # −(discriminant of the pair's factor)/2
+        tol = 1e-4 * (np.abs(p) + m0 + 2 * t)
+        ok = (single & (~vieta | (modulus > 1e-8 * (size + np.abs(S - T)) ** 2)) & (m0 > 0)
+              & (gap + tol > 0))
+        sharp = ok & (gap > tol)
+        im = np.sqrt(0.5 * np.maximum(gap, 0.0))
+        return (0.5 * np.copysign(s2, q) - 0.25 * a3) + 1j * im, ok, sharp
 
 
 def polish(coeffs, g, steps=3):
@@ -93,6 +181,59 @@ def polish(coeffs, g, steps=3):
             step = value / deriv
         g = np.where(np.isfinite(step), g - step, g)
     return g
+
+
+def polish_roots(coeffs, roots, steps=3):
+    """Newton steps on ``Σ coeffs[i] g^(n−i)`` (highest degree first) from each of a few
+    starting values, in Python scalars (real or complex arithmetic, as given; as
+    :func:`polish`, a step that is not finite is skipped): a list."""
+    n = len(coeffs) - 1
+    polished = []
+    for g in roots:
+        for _ in range(steps):
+            value, deriv = coeffs[0], n * coeffs[0]
+            for i, a in enumerate(coeffs[1:], start=1):
+                value = value * g + a
+                if i < n:
+                    deriv = deriv * g + (n - i) * a
+            try:
+                step = value / deriv
+            except ZeroDivisionError:
+                continue
+            if cmath.isfinite(step):
+                g = g - step
+        polished.append(g)
+    return polished
+
+
+def quartic_discriminant_sign(coeffs):
+    """The sign (−1, 0 or 1) of the discriminant of ``Σ coeffs[i] g^(4−i)`` (five finite
+    floats, highest degree first), exactly: the coefficients are scaled to integers (their
+    denominators are powers of 2) and the discriminant summed in Python integers. For real
+    coefficients, negative: two real roots and one non-real pair; positive: four real roots
+    or two pairs; zero: a multiple root."""
+    ratios = [float(c).as_integer_ratio() for c in coeffs]
+    scale = max(d for _, d in ratios)
+    a, b, c, d, e = (n * (scale // den) for n, den in ratios)
+    bb, cc, dd, ee = b * b, c * c, d * d, e * e
+    disc = (a * (a * (256 * a * ee * e - 192 * b * d * ee - 128 * cc * ee + 144 * c * dd * e
+                      - 27 * dd * dd)
+                 + 144 * bb * c * ee - 6 * bb * dd * e - 80 * b * cc * d * e + 18 * b * c * dd * d
+                 + 16 * cc * cc * e - 4 * cc * c * dd)
+            - 27 * bb * bb * ee + 18 * bb * b * c * d * e - 4 * bb * b * dd * d
+            - 4 * bb * cc * c * e + bb * cc * dd)
+    return (disc > 0) - (disc < 0)
+
+
+def companion_roots(coeffs):
+    """All roots of ``Σ coeffs[i] g^(n−i)`` (highest degree first, ``coeffs[0] ≠ 0``, last
+    coefficient ≠ 0) as the eigenvalues of the companion matrix, exactly as
+    ``numpy.roots`` computes them (without its input handling): a list of complex."""
+    n = len(coeffs) - 1
+    matrix = np.eye(n, k=-1)
+    matrix[0] = coeffs[1:]
+    matrix[0] /= -coeffs[0]
+    return np.linalg.eigvals(matrix).astype(complex).tolist()
 
 
 def physical_root(coeffs, steps=3):

@@ -59,10 +59,12 @@ that features at very different scales, e.g. near a hard edge at small β, get g
 graded pieces), integrated exactly, and evaluated for ``cdf``. ``_cdf_error`` holds the
 tail estimate (typically ≤ 1e-14); ``_mass_error`` the computed total mass minus one (a
 check of the density itself). ``ppf`` inverts the same series by bracketed Newton in ``θ``
-(vectorised); ``rvs`` is ``ppf`` of uniforms.
+(vectorised, from a tabulated inverse); ``rvs`` is ``ppf`` of uniforms.
 ``cdf`` and ``ppf`` treat the points of all pieces in one vectorised pass (the pieces
-side by side, with per-point map parameters). Moments without a closed form use the same
-interpolants (Fejér quadrature).
+side by side, with per-point map parameters), summing the series Σ c_k T_k(y) as
+Re Σ c_k e^{ikφ}, φ = arccos y, by Horner in blocks of ~√(length) powers (a few array
+operations per block instead of three per term). The reference moments of the build check,
+and moments without a closed form, use the same interpolants (Fejér quadrature).
 
 A density that keeps one power law over many decades (e.g. x^{-2/3} between a change near
 the left end o and the right edge) is cut by ``graded_pieces``: a short piece up to
@@ -143,6 +145,38 @@ def _log_map_slope(theta, a, origin, rate):
     return (a - origin) * rate * np.exp(rate * theta)
 
 
+def _sin_map_and_slope(theta, a, b, m):
+    """:func:`_sin_map` and :func:`_sin_map_slope` together (one sine, cosine and power)."""
+    half = 0.5 * theta
+    sine = np.sin(half)
+    power = (b - a) * sine ** (2 * m - 1)
+    return a + power * sine, m * power * np.cos(half)
+
+
+def _log_map_and_slope(theta, a, origin, rate):
+    """:func:`_log_map` and :func:`_log_map_slope` together (one exponential)."""
+    growth = (a - origin) * np.exp(rate * theta)
+    return origin + growth, rate * growth
+
+
+def _sin2_map_inverse(x, a, b):
+    """θ of :func:`_sin_map` for m = 1: 2 arctan(√(x − a)/√(b − x)) (full precision at both
+    ends)."""
+    return 2.0 * np.arctan2(np.sqrt(x - a), np.sqrt(b - x))
+
+
+def _sin_map_inverse(x, a, b, m):
+    """θ of :func:`_sin_map`: 2 arctan(r^{1/(2m)}/√(1 − r^{1/m})), r = (x − a)/(b − a)
+    clipped to [0, 1]."""
+    r = np.clip((x - a) / (b - a), 0.0, 1.0)
+    return 2.0 * np.arctan2(r ** (1 / (2 * m)), np.sqrt(1.0 - r ** (1 / m)))
+
+
+def _log_map_inverse(x, a, origin, rate):
+    """θ of :func:`_log_map`: log1p((x − a)/(a − o))/λ (full precision near a)."""
+    return np.log1p((x - a) / (a - origin)) / rate
+
+
 class LawAccuracyError(ValueError):
     """A law cannot meet its stated accuracy at these parameters (the message names the
     parameter that is out of reach). Raised when the law is built, never later."""
@@ -166,28 +200,30 @@ class _Piece:
             self.rate = math.log((self.b - self.origin) / (self.a - self.origin)) / np.pi
 
     def sample(self):
-        """``(θ, x)`` at the n Chebyshev points (first kind) of the current try."""
-        n = self.n
-        theta = 0.5 * np.pi * (1.0 + np.cos(np.pi * (np.arange(n) + 0.5) / n))
-        return theta, self.x_of_theta(theta)
+        """``(θ, x, dx/dθ)`` at the n Chebyshev points (first kind) of the current try (the
+        sin-map powers of the nodes are tabulated once per n and m)."""
+        theta = _first_kind_angles(self.n)
+        if self.kind == "log":
+            return theta, self.x_of_theta(theta), self.dx_dtheta(theta)
+        power, slope = _sin_powers(self.n, self.m)
+        width = self.b - self.a
+        return theta, self.a + width * power, width * slope
 
-    def finish(self, theta, vals, coef, scale, trim):
+    def finish(self, theta, x, vals, coef, scale, trim):
         """Keep the series of these samples: trim it, integrate it, estimate its error."""
-        n = self.n
-        tail = float(np.sum(np.abs(coef[-max(4, n // 16):])))
-        keep = np.nonzero(np.abs(coef) > trim * scale)[0]
-        last = keep[-1] + 1 if keep.size else 1
-        dropped = float(np.sum(np.abs(coef[last:])))
-        coef = coef[:last]
+        size = np.abs(coef)
+        tail = float(size[-max(4, self.n // 16):].sum())
+        keep = (size > trim * scale).nonzero()[0]
+        last = int(keep[-1]) + 1 if keep.size else 1
+        dropped = float(size[last:].sum())
         # tail estimate of the series plus what the trimming dropped
         self.error = (tail + dropped) * np.pi / 2
-        self.nodes, self.values = theta, vals
-        self.density = coef * (np.pi / 2)               # dF/dy with y = 2θ/π − 1
+        self.nodes, self.x, self.values = theta, x, vals
+        self.density = coef[:last] * (np.pi / 2)        # dF/dy with y = 2θ/π − 1
         self.cumulative = _integral_from_left(self.density)
         # ∫_{-1}^{1} T_k = 2/(1 − k²) for even k, 0 for odd k
-        k = np.arange(0, last, 2)
-        self.mass = float(np.sum(self.density[::2] * 2.0 / (1.0 - k * k)))
-        self._table = None
+        self.mass = float(self.density[::2] @ _EVEN_INTEGRALS[:(last + 1) // 2])
+        self._fejer = None
         return self
 
     def x_of_theta(self, theta):
@@ -200,33 +236,16 @@ class _Piece:
             return _log_map_slope(theta, self.a, self.origin, self.rate)
         return _sin_map_slope(theta, self.a, self.b, self.m)
 
-    def _inverse_table(self):
-        """``(y, C, D)``: the series C and its derivative D = dC/dy at the ends y = ±1 and at
-        ``16·max(len(density), 32)`` Chebyshev points (first kind), ascending, by two cosine
-        transforms (exact values of the trimmed series, no Clenshaw sum)."""
-        if self._table is None:
-            n = 16 * max(self.density.size, 32)
-
-            def at_nodes(coef):
-                padded = np.zeros(n)
-                m = min(coef.size, n)
-                padded[:m] = coef[:m]
-                padded[1:] *= 0.5
-                return dct(padded, type=3)[::-1]
-
-            y = np.cos(np.pi * (np.arange(n) + 0.5) / n)[::-1]
-            signs = (-1.0) ** np.arange(self.density.size)
-            cum = np.clip(at_nodes(self.cumulative), 0.0, self.mass)
-            cum = np.concatenate([[0.0], np.maximum.accumulate(cum), [self.mass]])
-            dens = np.concatenate([[np.dot(signs, self.density)], at_nodes(self.density),
-                                   [np.sum(self.density)]])
-            self._table = np.concatenate([[-1.0], y, [1.0]]), cum, dens
-        return self._table
-
     def integrate(self, func):
         """∫ func(x) ρ(x) dx over the interval (Fejér's first rule on the stored nodes)."""
-        vals = func(self.x_of_theta(self.nodes)) * self.values
-        return float(np.dot(_fejer_weights(self.nodes.size), vals)) * np.pi / 2
+        return float(func(self.x) @ self.fejer_values())
+
+    def fejer_values(self):
+        """The samples ρ(x(θ_j)) x′(θ_j) times Fejér's weights (and π/2, the dθ of dy):
+        ∫ f ρ dx over the piece is their dot product with f at the nodes."""
+        if self._fejer is None:
+            self._fejer = _fejer_weights(self.nodes.size) * self.values * (np.pi / 2)
+        return self._fejer
 
 
 #: Order of contact of a piece's CDF with its left end, by kind (C ∝ distance^p): 3 for a
@@ -236,65 +255,78 @@ _P_LEFT = {"soft": 3.0, "hard": 1.0, "hard34": 1.0, "hard23": 2.0, "hard-sin6": 
            "inner": 2.0, "log": 1.0}
 
 
-_FEW_POINTS = 24
+_FEW_POINTS, _CHUNK = 24, 1 << 15
 
 
-def _clenshaw(y, columns, j, sizes):
+def _series_sum(y, columns, j):
     """Σ_k columns[k, j]·T_k(y) per point (column j: the coefficients of piece j's series,
-    zero beyond its length ``sizes[j]``), in the arithmetic of
-    ``numpy.polynomial.chebyshev.chebval``. The points are taken longest series first, and
-    a step k of the recurrence touches only those whose series reaches k: the cost is that
-    of summing each series on its own points, not the longest series on all points. For
-    at most ``_FEW_POINTS`` points, whose recurrence would cost as much as for many, the
-    terms are T_k(y) = cos(k arccos y) (the same sum up to ~k ulp)."""
-    lengths = sizes[j]
-    if y.size <= _FEW_POINTS:           # a few points (later Newton steps): T_k = cos(kφ)
-        k = np.arange(int(lengths.max(initial=1)))
-        terms = np.cos(np.outer(np.arccos(np.clip(y, -1.0, 1.0)), k))
-        return np.einsum("ik,ki->i", terms, columns[:k.size, j])
-    order = np.argsort(-lengths, kind="stable")
-    y, rows = y[order], columns[:, j[order]]
-    # reach[k]: the points whose series has more than k terms are the first reach[k]
-    reach = np.searchsorted(-lengths[order], -np.arange(rows.shape[0]), side="left")
-    if rows.shape[0] == 1:
-        c0, c1 = rows[0].copy(), np.zeros_like(y)
+    zero beyond its length). With w = e^{iφ}, φ = arccos y, it is Re Σ_k c_k w^k
+    (T_k(cos φ) = cos kφ), summed by Horner in blocks of m = ⌈√K⌉ powers (K rows): the sums
+    inside the blocks by one matrix product per piece, then K/m Horner steps with w^m: ~3√K
+    array operations instead of Clenshaw's 3K. As |w| = 1 no step amplifies rounding; the
+    rounding of φ and of the powers adds ~ε Σ_k k|c_k| (as would one ulp of y). Measured
+    against mpmath on the laws' series (geometrically decaying): within 4e-16 of the exact
+    sum (Clenshaw's recurrence: 2e-16). For at most ``_FEW_POINTS`` points, the terms
+    cos(kφ) themselves; more than ``_CHUNK`` points are summed in chunks."""
+    size, pieces = columns.shape
+    if y.size > _CHUNK:                 # bounded memory (~√K complex values per point)
+        return np.concatenate([_series_sum(y[i:i + _CHUNK], columns, j[i:i + _CHUNK])
+                               for i in range(0, y.size, _CHUNK)])
+    phi = np.arccos(np.minimum(np.maximum(y, -1.0), 1.0))
+    if y.size <= _FEW_POINTS:           # a few points (later Newton steps)
+        terms = np.cos(np.multiply.outer(phi, np.arange(size)))
+        return np.einsum("ik,ki->i", terms, columns[:, j])
+    m = math.isqrt(size - 1) + 1
+    blocks = -(-size // m)
+    padded = np.zeros((blocks * m, pieces))
+    padded[:size] = columns
+    order = None
+    if pieces > 1:                      # the points piece by piece
+        order = np.argsort(j, kind="stable")
+        phi, j = phi[order], j[order]
+    w = np.exp(1j * phi)
+    powers = np.empty((m, y.size), dtype=complex)
+    powers[0] = 1.0
+    for i in range(1, m):
+        powers[i] = powers[i - 1] * w
+    step = powers[-1] * w
+    # real coefficients times complex powers: one real product on (Re, Im) interleaved
+    sums = np.empty((blocks, y.size), dtype=complex)
+    real_powers, real_sums = powers.view(float), sums.view(float)
+    if pieces == 1:
+        np.matmul(padded.reshape(blocks, m), real_powers, out=real_sums)
     else:
-        c0, c1 = rows[-2].copy(), rows[-1].copy()
-    k = rows.shape[0] - 3
-    while k >= 0:                       # blocks of steps on the same points
-        n = reach[k]
-        first = np.count_nonzero(reach[:k + 1] > n)
-        a0, a1, x2, block = c0[:n], c1[:n], 2 * y[:n], rows[:, :n]
-        for i in range(k, first - 1, -1):
-            a0, a1 = block[i] - a1, a0 + a1 * x2
-        c0[:n], c1[:n] = a0, a1
-        k = first - 1
-    out = np.empty_like(y)
-    out[order] = c0 + c1 * y
+        ends = np.searchsorted(j, np.arange(pieces + 1)).tolist()
+        for piece, (lo, hi) in enumerate(zip(ends[:-1], ends[1:])):
+            if lo < hi:
+                np.matmul(padded[:, piece].reshape(blocks, m), real_powers[:, 2 * lo:2 * hi],
+                          out=real_sums[:, 2 * lo:2 * hi])
+    total = sums[-1]
+    for b in range(blocks - 2, -1, -1):
+        total = total * step + sums[b]
+    if order is None:
+        return total.real
+    out = np.empty(y.size)
+    out[order] = total.real
     return out
 
 
 class _Stack:
     """The pieces of a law side by side, so that ``cdf`` and ``ppf`` treat all points of
-    all pieces in one vectorised pass (one Clenshaw sum per Newton step, whatever the
+    all pieces in one vectorised pass (one series sum per Newton step, whatever the
     number of pieces), with per-point parameters of the map x(θ) of each piece."""
 
     def __init__(self, pieces, atom):
         self.pieces = pieces
-        self.a = np.array([p.a for p in pieces])
-        self.b = np.array([p.b for p in pieces])
-        self.m = np.array([float(p.m) for p in pieces])
-        self.log = np.array([p.kind == "log" for p in pieces])
-        self.origin = np.array([getattr(p, "origin", 0.0) for p in pieces])
-        self.rate = np.array([getattr(p, "rate", 1.0) for p in pieces])
-        self.mass = np.array([p.mass for p in pieces])
-        self.start = np.cumsum(np.concatenate([[atom], self.mass]))   # mass below piece j
-        self.p_left = np.array([_P_LEFT[p.kind] for p in pieces])
+        (self.a, self.b, self.m, log, self.origin, self.rate, self.mass,
+         self.p_left) = np.array([[p.a, p.b, p.m, p.kind == "log", getattr(p, "origin", 0.0),
+                                   getattr(p, "rate", 1.0), p.mass, _P_LEFT[p.kind]]
+                                  for p in pieces]).T
+        self.log = log == 1.0
+        self.start = np.cumsum([atom, *self.mass.tolist()])     # mass below piece j
         self.p_right = np.where(self.log, 1.0, 3.0)
         self.cumulative = self._columns([p.cumulative for p in pieces])
         self.density = self._columns([p.density for p in pieces])
-        self.cumulative_size = np.array([p.cumulative.size for p in pieces])
-        self.density_size = np.array([p.density.size for p in pieces])
         self._tables = None
 
     @staticmethod
@@ -305,38 +337,42 @@ class _Stack:
         return out
 
     # ----- the maps x(θ) of the pieces, per point (j: the piece of each point) -------------
-    def x_of_theta(self, theta, j):
-        return self._per_piece_map(theta, j, _log_map, _sin_map)
-
-    def dx_dtheta(self, theta, j):
-        return self._per_piece_map(theta, j, _log_map_slope, _sin_map_slope)
-
-    def _per_piece_map(self, theta, j, log_map, sin_map):
-        """``log_map`` or ``sin_map`` at each point, with the parameters of its piece j."""
-        out = np.empty_like(theta)
+    def x_and_slope(self, theta, j):
+        """``(x(θ), dx/dθ)`` at each point, with the map of its piece j (one piece, or none of
+        them "log": without masks)."""
+        if self.a.size == 1:
+            j = 0
+        if not self.log.any():
+            return _sin_map_and_slope(theta, self.a[j], self.b[j], self.m[j])
+        if self.a.size == 1:
+            return _log_map_and_slope(theta, self.a[0], self.origin[0], self.rate[0])
+        x, slope = np.empty_like(theta), np.empty_like(theta)
         log = self.log[j]
-        if log.any():
-            jl = j[log]
-            out[log] = log_map(theta[log], self.a[jl], self.origin[jl], self.rate[jl])
-        if not log.all():
-            js = j[~log]
-            out[~log] = sin_map(theta[~log], self.a[js], self.b[js], self.m[js])
-        return out
+        jl, js = j[log], j[~log]
+        x[log], slope[log] = _log_map_and_slope(theta[log], self.a[jl], self.origin[jl],
+                                                self.rate[jl])
+        x[~log], slope[~log] = _sin_map_and_slope(theta[~log], self.a[js], self.b[js],
+                                                  self.m[js])
+        return x, slope
 
     def theta_of_x(self, x, j):
+        """θ(x) of each point's piece j (the inverse maps; one piece: without masks)."""
+        if self.a.size == 1:
+            a, b, m = self.a[0], self.b[0], self.m[0]
+            if self.log[0]:
+                return _log_map_inverse(x, a, self.origin[0], self.rate[0])
+            return _sin2_map_inverse(x, a, b) if m == 1 else _sin_map_inverse(x, a, b, m)
         out = np.empty_like(x)
         a, b, m, log = self.a[j], self.b[j], self.m[j], self.log[j]
-        if log.any():      # log1p keeps full precision near a
+        if log.any():
             jl = j[log]
-            out[log] = np.log1p((x[log] - a[log]) / (a[log] - self.origin[jl])) / self.rate[jl]
+            out[log] = _log_map_inverse(x[log], a[log], self.origin[jl], self.rate[jl])
         sq = (m == 1) & ~log
-        if sq.any():       # arctan2 keeps full precision at both ends
-            out[sq] = 2.0 * np.arctan2(np.sqrt(x[sq] - a[sq]), np.sqrt(b[sq] - x[sq]))
+        if sq.any():
+            out[sq] = _sin2_map_inverse(x[sq], a[sq], b[sq])
         power = (m != 1) & ~log
         if power.any():
-            r = np.clip((x[power] - a[power]) / (b[power] - a[power]), 0.0, 1.0)
-            mp = m[power]
-            out[power] = 2.0 * np.arctan2(r ** (1 / (2 * mp)), np.sqrt(1.0 - r ** (1 / mp)))
+            out[power] = _sin_map_inverse(x[power], a[power], b[power], m[power])
         return out
 
     # ----- cdf ---------------------------------------------------------------------------
@@ -350,13 +386,37 @@ class _Stack:
         if inside.any():
             ji = j[inside]
             y = self.theta_of_x(x[inside], ji) * (2 / np.pi) - 1.0
-            out[inside] += _clenshaw(y, self.cumulative, ji, self.cumulative_size)
+            out[inside] += _series_sum(y, self.cumulative, ji)
         return out
 
     # ----- ppf ---------------------------------------------------------------------------
     def _inverse_tables(self):
+        """``(y, C, D, keys)``: the series C of every piece and its derivative D = dC/dy at
+        the ends y = ±1 and at ``max(16·(longest series), 2048)`` Chebyshev points (first
+        kind), ascending (the same points for every piece: one cosine transform of all the
+        series, exact values of the trimmed series, no series sum); C and D flattened piece
+        by piece, and the search keys j + i·C (piece j, lexicographic) when there are
+        several pieces."""
         if self._tables is None:
-            self._tables = [p._inverse_table() for p in self.pieces]
+            pieces, size = self.a.size, self.density.shape[0]
+            n = max(16 * size, _TABLE_POINTS)
+            padded = np.zeros((2 * pieces, n))
+            padded[:pieces, :size + 1] = self.cumulative.T
+            padded[pieces:, :size] = self.density.T
+            padded[:, 1:] *= 0.5
+            values = dct(padded, type=3, axis=-1)[:, ::-1]
+            mass = self.mass[:, None]
+            cum = np.empty((pieces, n + 2))
+            cum[:, 0], cum[:, -1] = 0.0, self.mass
+            cum[:, 1:-1] = np.maximum.accumulate(np.clip(values[:pieces], 0.0, mass), axis=1)
+            dens = np.empty((pieces, n + 2))
+            dens[:, 0] = _SIGNS[:size] @ self.density
+            dens[:, 1:-1] = values[pieces:]
+            dens[:, -1] = self.density.sum(axis=0)
+            keys = None
+            if pieces > 1:
+                keys = (np.arange(pieces)[:, None] + 1j * cum).reshape(-1)
+            self._tables = _table_nodes(n), cum.reshape(-1), dens.reshape(-1), keys
         return self._tables
 
     def ppf(self, q, j):
@@ -365,97 +425,127 @@ class _Stack:
         Newton runs on ``C(y)^(1/p)`` near the left end and ``(mass − C(y))^(1/p′)`` near
         the right end, where ``p`` is the order of contact of the CDF with its end
         (``_P_LEFT``; p′ = 3, a square-root edge, or 1 for a ``"log"`` piece), so it
-        converges quadratically up to the edges. It starts from the cubic Hermite
-        interpolant of the inverse, y(C^(1/p)), on a table of C and dC/dy at 16·(series
-        length) Chebyshev points (:meth:`_Piece._inverse_table`), within ~1e-12 in y, so
-        that one step usually ends it. That first step takes dC/dy from the table (linear
-        interpolation, relative error ≲ 1e-5 measured on the chapters' laws), which leaves
-        ~1e-12·1e-5 in y: a point is done after it if the step is below 1e-11. Later steps
-        sum the derivative series and stop when the step is below 1e-9 (quadratic
-        convergence leaves ~1e-18·|C″/C′|). A point is also done when the transformed CDF
-        is within its rounding of the target, or its bracket is below 1e-15. All points of
-        all pieces iterate together.
+        converges quadratically up to the edges (:class:`_Halves`). It starts from the
+        cubic Hermite interpolant of the inverse, y(C^(1/p)), on a table of C and dC/dy at
+        max(16·(series length), 2048) Chebyshev points (:meth:`_inverse_tables`), within
+        ~1e-12 in y, so that one step usually ends it. That first step takes dC/dy from the
+        table (linear interpolation, relative error ≲ 1e-5 measured on the chapters' laws),
+        which leaves ~1e-12·1e-5 in y: a point is done after it if the step is below 1e-11.
+        Later steps sum the derivative series and stop when the step is below 1e-9
+        (quadratic convergence leaves ~1e-18·|C″/C′|). A point is also done when the
+        transformed CDF is within its rounding of the target, or its bracket is below
+        1e-15 (:func:`_bracketed_step`). All points of all pieces iterate together.
         """
+        grid, cum, dens, keys = self._inverse_tables()
+        size = grid.size
+        # the bracket [lo, hi] of the table around q, in q's piece (keys: lexicographic)
+        if keys is None:
+            i = np.searchsorted(cum, q, side="left")
+        else:
+            i = np.searchsorted(keys, j + 1j * q, side="left") - j * size
+        i = np.minimum(np.maximum(i, 1), size - 1)
+        k = i if keys is None else i + j * size
+        lo, hi = grid[i - 1], grid[i]
+        c_lo, c_hi, d_lo, d_hi = cum[k - 1], cum[k], dens[k - 1], dens[k]
         mass = self.mass[j]
         right = q > 0.5 * mass
-        power = np.where(right, self.p_right[j], self.p_left[j])
-
-        def h(c, mass, power, right):  # transformed CDF, increasing in y on both halves
-            c = np.clip(c, 0.0, mass)
-            return np.where(right, -(mass - c) ** (1 / power), c ** (1 / power))
-
-        def dh(c, d, mass, power, right):  # d h / d y from C and dC/dy
-            dist = np.where(right, mass - c, c)
-            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                dh_dc = np.abs(dist) ** (1 / power - 1) / power
-                return d * dh_dc, dh_dc
-
-        # the bracket [lo, hi] of the table around q, per piece
-        tables = self._inverse_tables()
-        lo, hi = np.empty_like(q), np.empty_like(q)
-        c_lo, c_hi, d_lo, d_hi = (np.empty_like(q) for _ in range(4))
-        first, last = np.empty(q.size, dtype=bool), np.empty(q.size, dtype=bool)
-        for k in np.unique(j):
-            sel = j == k
-            grid, table, slope = tables[k]
-            i = np.clip(np.searchsorted(table, q[sel], side="left"), 1, grid.size - 1)
-            lo[sel], hi[sel] = grid[i - 1], grid[i]
-            c_lo[sel], c_hi[sel] = table[i - 1], table[i]
-            d_lo[sel], d_hi[sel] = slope[i - 1], slope[i]
-            first[sel], last[sel] = i == 1, i == grid.size - 1
-        target = h(q, mass, power, right)
-        h_lo, h_hi = h(c_lo, mass, power, right), h(c_hi, mass, power, right)
-        s_lo, _ = dh(c_lo, d_lo, mass, power, right)
-        s_hi, _ = dh(c_hi, d_hi, mass, power, right)
-        width = h_hi - h_lo
+        half = _Halves(mass, right, np.where(right, self.p_right[j], self.p_left[j]))
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            t = np.clip(np.where(width > 0, (target - h_lo) / width, 0.5), 0.0, 1.0)
+            (target, h_lo, h_hi), (_, g_lo, g_hi) = half.transform(np.stack([q, c_lo, c_hi]))
+            s_lo, s_hi = d_lo * g_lo, d_hi * g_hi
+            width = h_hi - h_lo
+            t = np.minimum(np.maximum(np.where(width > 0, (target - h_lo) / width, 0.5), 0.0),
+                           1.0)
             m_lo, m_hi = width / s_lo, width / s_hi   # dy/dt at the two ends
-            hermite = (lo * (1 + 2 * t) * (1 - t) ** 2 + m_lo * t * (1 - t) ** 2
-                       + hi * t * t * (3 - 2 * t) - m_hi * t * t * (1 - t))
-        linear = lo + t * (hi - lo)
-        usable = np.isfinite(hermite) & (s_lo > 0) & (s_hi > 0) & ~first & ~last
-        # the start is rounded to a grid of 2^-40 (~1e-12, within the interpolant's error), so
-        # that neighbouring q start from the same point and differ only by their Newton step:
-        # ppf is then as smooth in q as the exact inverse, not jittered by the series' rounding
-        y = np.clip(np.round(np.where(usable, hermite, linear) * 2.0 ** 40) / 2.0 ** 40,
-                    lo, hi)
-        # dC/dy on the first step: linear interpolation in the table's bracket
-        with np.errstate(divide="ignore", invalid="ignore"):
+            u, tt = 1.0 - t, t * t
+            uu = u * u
+            hermite = ((lo * (1 + 2 * t) + m_lo * t) * uu
+                       + (hi * (3 - 2 * t) - m_hi * u) * tt)
+            # dC/dy on the first step: linear interpolation in the table's bracket
             table_slope = (d_hi - d_lo) / (hi - lo)
-        active = np.arange(y.size)          # only the points not yet converged iterate
-        below_ulp = np.zeros(y.size)        # the part of the last Newton step that y lost
-        for iteration in range(59):
-            ya, la, ha, ja = y[active], lo[active], hi[active], j[active]
-            ra, pa, ma = right[active], power[active], mass[active]
-            c = _clenshaw(ya, self.cumulative, ja, self.cumulative_size)
-            f = h(c, ma, pa, ra) - target[active]
-            la, ha = np.where(f < 0, ya, la), np.where(f < 0, ha, ya)
-            if iteration == 0:
-                d = table_slope * (ya - lo) + d_lo
-                d = np.where(np.isfinite(d), d, d_lo)
-            else:
-                d = _clenshaw(ya, self.density, ja, self.density_size)
-            dhy, dh_dc = dh(c, d, ma, pa, ra)
-            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                step = -f / dhy
-                y_new = ya + step
-                # the rounding of the series (~1e-14 of the mass), seen through the transform
-                noise = 1e-14 * ma * dh_dc
-            bad = ~((y_new >= la) & (y_new <= ha)) | ~np.isfinite(y_new)
-            y_new = np.where(bad, 0.5 * (la + ha), y_new)
-            below_ulp[active] = np.where(bad, 0.0, step - (y_new - ya))
-            small_step = np.abs(y_new - ya) <= (1e-11 if iteration == 0 else 1e-9)
-            done = (small_step & ~bad) | (np.abs(f) <= noise) | (ha - la <= 1e-15)
-            y[active], lo[active], hi[active] = y_new, la, ha
-            active = active[~done]
-            if active.size == 0:
-                break
+            linear = lo + t * (hi - lo)
+            usable = np.isfinite(hermite) & (s_lo > 0) & (s_hi > 0) & (i > 1) & (i < size - 1)
+            # the start is rounded to a grid of 2^-40 (~1e-12, within the interpolant's error),
+            # so that neighbouring q start from the same point and differ only by their
+            # Newton step: ppf is then as smooth in q as the exact inverse, not jittered by
+            # the series' rounding
+            y = np.round(np.where(usable, hermite, linear) * 2.0 ** 40) / 2.0 ** 40
+            y = np.minimum(np.maximum(y, lo), hi)
+            h_c, g_c = half.transform(_series_sum(y, self.cumulative, j))
+            d = table_slope * (y - lo) + d_lo
+            d = np.where(np.isfinite(d), d, d_lo)
+            y, lo, hi, below_ulp, done = _bracketed_step(y, lo, hi, h_c - target, d * g_c,
+                                                         g_c * mass, 1e-11)
+            active = (~done).nonzero()[0]      # only the points not yet converged iterate
+            for _ in range(58):
+                if active.size == 0:
+                    break
+                ya, ja = y[active], j[active]
+                h_c, g_c = half.at(active).transform(_series_sum(ya, self.cumulative, ja))
+                d = _series_sum(ya, self.density, ja)
+                y[active], lo[active], hi[active], below_ulp[active], done = _bracketed_step(
+                    ya, lo[active], hi[active], h_c - target[active], d * g_c,
+                    g_c * mass[active], 1e-9)
+                active = active[~done]
         # near an edge x varies faster than y's rounding resolves (x ∝ θ^(2m)): the step's
         # part below one ulp of y is applied to x, linearly
-        theta = 0.5 * np.pi * (1.0 + y)
-        x = self.x_of_theta(theta, j) + self.dx_dtheta(theta, j) * (0.5 * np.pi) * below_ulp
-        return np.clip(x, self.a[j], self.b[j])
+        x, slope = self.x_and_slope(0.5 * np.pi * (1.0 + y), j)
+        return np.minimum(np.maximum(x + slope * (0.5 * np.pi) * below_ulp, self.a[j]),
+                          self.b[j])
+
+
+class _Halves:
+    """The transformed CDF of :meth:`_Stack.ppf` at each point: h = C^(1/p) on the left
+    half of its piece, −(mass − C)^(1/p) on the right (``right``), with p the order of
+    contact of the CDF with that end (``power``), so that h is increasing in y on both
+    halves and Newton converges quadratically up to the ends."""
+
+    def __init__(self, mass, right, power):
+        self.mass, self.right, self.power = mass, right, power
+        self.flip, self.base = np.where(right, -1.0, 1.0), np.where(right, mass, 0.0)
+        self.inverse = 1.0 / power
+
+    def at(self, index):
+        """The same for the points ``index``."""
+        return _Halves(self.mass[index], self.right[index], self.power[index])
+
+    def transform(self, c):
+        """``(h, dh/dC)`` for values C of the CDF (arrays whose last axis is the points):
+        C clipped to [0, mass] in h; dh/dC = |dist|^(1/p − 1)/p, dist = C or mass − C, with
+        one power of dist (the caller ignores floating-point warnings)."""
+        dist = self.base + self.flip * c
+        size = np.abs(dist)
+        root = size ** self.inverse
+        slope = root / (self.power * size)
+        odd = ~((dist > 0) & (dist <= self.mass))
+        if odd.any():        # dist 0 (the end itself) or C outside [0, mass] by rounding
+            odd = np.nonzero(odd)
+            power = np.broadcast_to(self.power, dist.shape)[odd]
+            slope[odd] = np.where(size[odd] == 0, np.where(power == 1, 1.0, np.inf),
+                                  slope[odd])     # 0^(1/p − 1)/p: 1 for p = 1, else ∞
+            mass = np.broadcast_to(self.mass, dist.shape)[odd]
+            root[odd] = np.where(dist[odd] < 0, 0.0, np.minimum(dist[odd], mass) ** (1 / power))
+        return self.flip * root, slope
+
+
+def _bracketed_step(y, lo, hi, f, slope, scale, small):
+    """One bracketed Newton step of :meth:`_Stack.ppf` on the transformed CDF h(y) − target
+    = ``f`` (``slope`` = dh/dy): the bracket [lo, hi] shrinks to the side of the root, the
+    step is y − f/slope, or the bisection where that leaves the bracket (or is not finite).
+    Returns ``(y, lo, hi, below_ulp, done)``: ``below_ulp`` the part of the step that y lost
+    to rounding; ``done`` where the step is below ``small`` (and not a bisection), f is
+    within the series' rounding (1e-14 of the mass through the transform: ``scale`` =
+    mass·dh/dC) or the bracket below 1e-15 (the caller ignores floating-point warnings)."""
+    below = f < 0
+    lo, hi = np.where(below, y, lo), np.where(below, hi, y)
+    step = -f / slope
+    y_new = y + step
+    bad = ~((y_new >= lo) & (y_new <= hi))                  # also NaN and infinite steps
+    y_new = np.where(bad, 0.5 * (lo + hi), y_new)
+    below_ulp = np.where(bad, 0.0, step - (y_new - y))
+    done = (((np.abs(y_new - y) <= small) & ~bad) | (np.abs(f) <= 1e-14 * scale)
+            | (hi - lo <= 1e-15))
+    return y_new, lo, hi, below_ulp, done
 
 
 def _integral_from_left(c):
@@ -463,23 +553,71 @@ def _integral_from_left(c):
     ∫T₀ = T₁, ∫T₁ = T₂/4, ∫T_k = T_{k+1}/(2(k+1)) − T_{k−1}/(2(k−1)), then the constant
     that makes the value at −1 zero."""
     n = c.size
-    padded = np.concatenate([c, [0.0, 0.0]])
-    k = np.arange(1, n + 1)
+    padded = np.zeros(n + 2)
+    padded[:n] = c
     out = np.empty(n + 1)
-    out[1:] = (padded[k - 1] - padded[k + 1]) / (2.0 * k)
+    out[1:] = (padded[:n] - padded[2:]) / _TWO_K[:n]
     out[1] = padded[0] - 0.5 * padded[2]
-    out[0] = -np.dot(out[1:], np.where(k % 2 == 1, -1.0, 1.0))
+    out[0] = out[1:] @ _ALTERNATING[:n]                # −Σ out_k T_k(−1), T_k(−1) = (−1)^k
     return out
 
 
-def _coefficients(vals):
-    """Chebyshev coefficients of samples at the first-kind points; ``(coef, scale, tail)``."""
-    n = vals.size
-    coef = dct(vals, type=2) / n
-    coef[0] /= 2.0
-    scale = np.max(np.abs(coef))
-    tail = np.max(np.abs(coef[-max(4, n // 16):]))
-    return coef, scale, tail
+#: Constant tables of the series arithmetic (long enough for every series of a law):
+#: ∫_{-1}^{1} T_{2i} = 2/(1 − 4i²), (−1)^k = T_k(−1), 2k for k ≥ 1, and (−1)^(k+1) for k ≥ 1.
+_LONGEST = 1 << 14
+_EVEN_INTEGRALS = 2.0 / (1.0 - (2.0 * np.arange(_LONGEST // 2 + 1)) ** 2)
+_SIGNS = np.where(np.arange(_LONGEST + 1) % 2 == 0, 1.0, -1.0)
+_TWO_K = 2.0 * np.arange(1, _LONGEST + 1)
+_ALTERNATING = np.where(np.arange(1, _LONGEST + 1) % 2 == 1, 1.0, -1.0)
+for _table in (_EVEN_INTEGRALS, _SIGNS, _TWO_K, _ALTERNATING):
+    _table.flags.writeable = False
+
+
+@functools.lru_cache(maxsize=32)
+def _first_kind_angles(n):
+    """θ_j = π(1 + cos(π(j + ½)/n))/2, j < n: the Chebyshev points of the first kind mapped
+    to [0, π] (read-only)."""
+    theta = 0.5 * np.pi * (1.0 + np.cos(np.pi * (np.arange(n) + 0.5) / n))
+    theta.flags.writeable = False
+    return theta
+
+
+#: Fewest Chebyshev points of the inverse tables of ``ppf`` (see :meth:`_Stack.ppf`).
+_TABLE_POINTS = 2048
+
+
+@functools.lru_cache(maxsize=16)
+def _table_nodes(n):
+    """−1, the n Chebyshev points of the first kind cos(π(j + ½)/n) ascending, and 1: the
+    abscissae of the inverse tables of ``ppf`` (read-only)."""
+    nodes = np.concatenate([[-1.0], np.cos(np.pi * (np.arange(n) + 0.5) / n)[::-1], [1.0]])
+    nodes.flags.writeable = False
+    return nodes
+
+
+@functools.lru_cache(maxsize=64)
+def _sin_powers(n, m):
+    """sin^{2m}(θ/2) and m sin^{2m−1}(θ/2) cos(θ/2) at :func:`_first_kind_angles` (n): the
+    sin map x = a + (b − a) sin^{2m}(θ/2) and its slope for a = 0, b = 1 (read-only)."""
+    theta = _first_kind_angles(n)
+    power, slope = _sin_map(theta, 0.0, 1.0, m), _sin_map_slope(theta, 0.0, 1.0, m)
+    power.flags.writeable = slope.flags.writeable = False
+    return power, slope
+
+
+def _coefficients(samples):
+    """Chebyshev coefficients of each array of samples at the first-kind points:
+    ``[(coef, scale, tail), ...]`` (one cosine transform per group of equal sizes)."""
+    out = [None] * len(samples)
+    for n in set(v.size for v in samples):
+        group = [i for i, v in enumerate(samples) if v.size == n]
+        coef = dct(np.stack([samples[i] for i in group]), type=2, axis=-1) / n
+        coef[:, 0] /= 2.0
+        size = np.abs(coef)
+        scales, tails = size.max(axis=-1).tolist(), size[:, -max(4, n // 16):].max(axis=-1).tolist()
+        for row, i in enumerate(group):
+            out[i] = coef[row], scales[row], tails[row]
+    return out
 
 
 @functools.lru_cache(maxsize=16)
@@ -517,16 +655,17 @@ def _build_pieces(intervals, pdf, points, max_pieces, trim):
     done = []
     while pending:
         samples = [piece.sample() for piece, _ in pending]
-        values = pdf(np.concatenate([x for _, x in samples]))
-        retry, start = [], 0
-        for (piece, i), (theta, _) in zip(pending, samples):
-            vals = values[start:start + theta.size] * piece.dx_dtheta(theta)
-            start += theta.size
-            coef, scale, tail = _coefficients(vals)
+        values = pdf(np.concatenate([x for _, x, _ in samples]))
+        ends = np.cumsum([0] + [theta.size for theta, _, _ in samples]).tolist()
+        vals = [values[start:end] * slope
+                for start, end, (_, _, slope) in zip(ends[:-1], ends[1:], samples)]
+        retry = []
+        for (piece, i), (theta, x, _), v, (coef, scale, tail) in zip(
+                pending, samples, vals, _coefficients(vals)):
             n = piece.n
-            if (tail <= _CHEB_TOL * scale or not np.isfinite(scale)
+            if (tail <= _CHEB_TOL * scale or not math.isfinite(scale)
                     or tail * n * np.pi / 32 <= _ABS_TOL):
-                done.append(piece.finish(theta, vals, coef, scale, trim))
+                done.append(piece.finish(theta, x, v, coef, scale, trim))
                 continue
             hopeful = (tail * tail <= 10 * _CHEB_TOL * scale * scale
                        or tail * tail / scale * n * np.pi / 16 <= 10 * _ABS_TOL)
@@ -541,7 +680,7 @@ def _build_pieces(intervals, pdf, points, max_pieces, trim):
                     retry.append((piece, i))
                     continue
                 piece.converged = False
-                done.append(piece.finish(theta, vals, coef, scale, trim))
+                done.append(piece.finish(theta, x, v, coef, scale, trim))
                 continue
             count[i] += 2
             inner, origin = (("log", piece.origin) if piece.kind == "log"
@@ -564,10 +703,12 @@ def graded_pieces(pieces, features, long_points=256, widths=None):
     in log(t − o)) and ``[o + 0.62(hi − o), hi]`` (``"inner"``, the square-root edge or the
     near-cusp at hi). An inner piece starting at a near-cusp of width w (``widths``: left
     end → w) with 10 w below 1 % of its length is graded the same way about its own left
-    end (o = lo, f = w). A log piece spanning more than e^35, and a first piece with a
-    feature within 70° of the positive axis, start at ``long_points``."""
+    end (o = lo, f = w). A log piece spanning more than e^35, and the first piece of the
+    first interval with a feature within 70° of the positive axis, start at
+    ``long_points`` (the first piece of a later interval, after a gap, needs no more than
+    the others: measured on AttentionLaw, 107 such pieces of 107 converge at 128 points)."""
     out, last_end, origin = [], None, 0.0
-    features = np.asarray(features, dtype=complex)
+    features = [complex(z) for z in np.ravel(features)]     # a few values: Python scalars
     widths = widths or {}
     for lo, hi, kind, *points in pieces:
         w = widths.get(lo)
@@ -577,19 +718,19 @@ def graded_pieces(pieces, features, long_points=256, widths=None):
                    else None, lo)
             out += [(lo, lo + f, kind), log, (top, hi, "inner")]
             continue
-        near = np.zeros(0, dtype=complex)
+        leading = kind != "inner" and last_end is None   # the first interval's first piece
         if kind != "inner":                      # the first piece of a support interval
             origin = lo
-            near = features if last_end is None else np.array([lo - last_end], dtype=complex)
+            near = features if leading else [complex(lo - last_end)]
         else:
-            near = np.array([lo - origin], dtype=complex)
+            near = [complex(lo - origin)]
         last_end = hi
-        distances = np.abs(near)
-        near, distances = near[distances > 0], distances[distances > 0]
+        near = [z for z in near if abs(z) > 0]
+        distances = [abs(z) for z in near]
         length = hi - origin
-        f = _GRADE_PAD * distances.min() if distances.size else np.inf
+        f = _GRADE_PAD * min(distances) if distances else math.inf
         if not (origin + f > lo and f < _GRADE_BELOW * length
-                and distances.max() < _GRADE_SPAN * length):
+                and max(distances) < _GRADE_SPAN * length):
             out.append((lo, hi, kind, *points))
             continue
         top = origin + 0.62 * length
@@ -597,7 +738,7 @@ def graded_pieces(pieces, features, long_points=256, widths=None):
         if math.log((top - origin) / f) > _LONG_LOG:
             log += (long_points,)
         first = (lo, origin + f, kind)
-        if kind != "inner" and np.any((near.real > 0) & (np.abs(near.imag) < 3 * near.real)):
+        if leading and any(z.real > 0 and abs(z.imag) < 3 * z.real for z in near):
             first += (long_points,)
         out += [first, log, (top, hi, "inner")]
     return out
@@ -716,8 +857,12 @@ class SpectralLaw(LawSummaries, abc.ABC):
         if not tail <= MASS_TOL:
             problems.append(f"CDF series tail {tail:.1e}")
         scale, ratios = self._reference_moments()
+        if ratios:       # Σ_j w_j ρ_j (x_j/scale)^k over the nodes of every piece
+            r = np.concatenate([p.x for p in self._pieces]) / scale
+            weighted = np.concatenate([p.fejer_values() for p in self._pieces])
         for k, expected in enumerate(ratios, start=1):
-            got = sum(p.integrate(lambda x, k=k: (x / scale) ** k) for p in self._pieces)
+            weighted = weighted * r
+            got = float(weighted.sum())
             if not abs(got - expected) <= MOMENT_TOL * abs(expected):
                 problems.append(f"moment {k} off by {got / expected - 1:.1e} (relative)")
         if problems:
@@ -794,22 +939,19 @@ class SpectralLaw(LawSummaries, abc.ABC):
         the edges of the support."""
         q0 = as_float_array(q, "q")
         q = q0.reshape(-1)
-        out = np.full(q.shape, np.nan)
-        valid = (q >= 0) & (q <= 1)
         lower, upper = self.support()
-        out[valid] = lower
         stack = self._stack
         # piece j holds start_j < q ≤ start_{j+1}; q beyond every piece (rounding of the
-        # masses) gets the top of the last piece
+        # masses) gets the top of the last piece, q at or below start_0 (the atom) the bottom
         j = np.searchsorted(stack.start, q, side="left") - 1
-        beyond = valid & (j >= stack.mass.size)
-        out[beyond] = stack.b[-1]
-        sel = valid & (j >= 0) & ~beyond
-        if sel.any():
+        out = np.where(j >= stack.mass.size, stack.b[-1], lower)
+        sel = ((j >= 0) & (j < stack.mass.size) & (q < 1)).nonzero()[0]
+        if sel.size:
             js = j[sel]
             out[sel] = stack.ppf(q[sel] - stack.start[js], js)
         out[q == 1] = upper
         out[q == 0] = lower
+        out[~((q >= 0) & (q <= 1))] = np.nan
         return scalar_or_array(out.reshape(q0.shape), q0)
 
     def moment(self, k):

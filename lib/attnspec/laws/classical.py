@@ -14,7 +14,8 @@ import numpy as np
 from .._validation import (as_float_array, check_float, check_int, check_rng, check_size,
                            scalar_or_array)
 from ..freeprob.roots import cubic_roots, polish
-from ..freeprob.transforms import mp_edges, mp_moment, score_product_edges
+from ..freeprob.transforms import (mp_edges, mp_moment, score_product_critical_values,
+                                   score_product_edges)
 from .base import C_MAX, C_MIN, SpectralLaw, graded_pieces
 
 __all__ = ["MarchenkoPastur", "ScoreProductLaw", "Semicircle", "score_product_pdf",
@@ -172,16 +173,11 @@ def score_product_pdf(x, c):
 
 def score_product_inner_scale(c):
     """The modulus of x(z₋) for ScoreProductLaw(c), c ≤ 1: its critical value on the
-    negative axis, x(z) = (1 + z)²(1 + cz)/z at z₋ = −(1 + √(1 + 8c))/(4c), where its
-    density turns from ~x^{-2/3} (above) to ~x^{-1/2} (below); none at c = 1. Written
-    without cancellation: 1 + z₋ = 4(c − 1)/(4c − 1 + r), 1 + cz₋ = 2(1 − c)/(3 + r),
-    r = √(1 + 8c)."""
+    negative axis (:func:`~attnspec.freeprob.transforms.score_product_critical_values`),
+    where its density turns from ~x^{-2/3} (above) to ~x^{-1/2} (below); none at c = 1."""
     if c == 1:
         return np.array([])
-    r = math.sqrt(1 + 8 * c)
-    z = -(1 + r) / (4 * c)
-    one_z, one_cz = 4 * (c - 1) / (4 * c - 1 + r), 2 * (1 - c) / (3 + r)
-    return np.array([abs(one_z * one_z * one_cz / z)])
+    return np.array([abs(score_product_critical_values(c)[0])])
 
 
 class Semicircle:

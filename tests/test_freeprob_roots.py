@@ -1,0 +1,157 @@
+"""Tests of attnspec.freeprob.roots: closed-form roots, the real quartic's pair, polishing.
+
+Oracles: polynomials built from chosen roots, ``numpy.roots`` (companion eigenvalues) and
+``mpmath.polyroots`` at 40 digits; ``polish`` (arrays) for its scalar twin ``polish_roots``.
+"""
+
+import mpmath as mp
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+
+from attnspec.freeprob.roots import (companion_roots, cubic_roots, last_axis_take, polish,
+                                     polish_roots, quartic_discriminant_sign, quartic_pair,
+                                     quartic_roots)
+
+
+def _matched_error(found, expected):
+    """Largest relative distance from each expected root to the found root paired with it."""
+    worst = 0.0
+    for row_found, row_expected in zip(found, expected):
+        left = list(row_found)
+        for root in row_expected:
+            k = int(np.argmin([abs(root - f) for f in left]))
+            worst = max(worst, abs(root - left.pop(k)) / max(abs(root), 1e-300))
+    return worst
+
+
+def _random_roots(rng, n, count, complex_pairs):
+    """Rows of ``count`` roots: ``complex_pairs`` conjugate pairs, the rest real, moduli
+    between 0.1 and 10 and at least 0.05 apart (well conditioned)."""
+    rows = []
+    while len(rows) < n:
+        pairs = [complex(rng.uniform(-3, 3), rng.uniform(0.2, 3)) for _ in range(complex_pairs)]
+        roots = [z for p in pairs for z in (p, p.conjugate())]
+        roots += list(rng.uniform(-5, 5, count - len(roots)))
+        roots = np.array(roots, dtype=complex)
+        gaps = np.abs(roots[:, None] - roots[None, :]) + np.eye(count)
+        if gaps.min() > 0.05 and np.all(np.abs(roots) > 0.1):
+            rows.append(roots)
+    return np.array(rows)
+
+
+@pytest.mark.parametrize("degree,pairs", [(3, 0), (3, 1), (4, 0), (4, 1), (4, 2)])
+def test_closed_forms_find_the_roots_of_real_polynomials(degree, pairs):
+    """Cardano and Ferrari on real coefficients (the real-arithmetic path) recover chosen
+    roots to 1e-10 relative; complex coefficients (a rotated polynomial) too."""
+    solver = {3: cubic_roots, 4: quartic_roots}[degree]
+    rng = np.random.default_rng(degree * 10 + pairs)
+    roots = _random_roots(rng, 300, degree, pairs)
+    coeffs = np.array([np.poly(r) for r in roots]).T          # highest degree first
+    assert_allclose(coeffs.imag, 0, atol=1e-12)
+    found = solver(*coeffs.real)
+    assert found.shape == (300, degree)
+    assert _matched_error(found, roots) < 1e-10
+    rotated = np.array([np.poly(r * 1j) for r in roots]).T     # complex coefficients
+    assert _matched_error(solver(*rotated), roots * 1j) < 1e-10
+
+
+def test_closed_forms_broadcast_and_degenerate_cases():
+    """Scalars give one row; mixed scalar and array coefficients broadcast; x³ − 8 and
+    x⁴ − 16 give their roots exactly; the zero roots of x³ and x⁴ are zeros."""
+    assert_allclose(np.sort_complex(cubic_roots(1.0, 0.0, 0.0, -8.0)),
+                    np.sort_complex(2 * np.exp(2j * np.pi * np.arange(3) / 3)), atol=1e-15)
+    assert_allclose(np.sort_complex(quartic_roots(1.0, 0.0, 0.0, 0.0, -16.0)),
+                    np.sort_complex(np.array([2, 2j, -2, -2j])), atol=1e-15)
+    assert_array_equal(cubic_roots(1.0, 0.0, 0.0, 0.0), np.zeros(3))
+    assert_array_equal(quartic_roots(1.0, 0.0, 0.0, 0.0, 0.0), np.zeros(4))
+    x = np.linspace(0.5, 2.0, 7)
+    assert quartic_roots(1.0, -x, 0.3, x, -0.1).shape == (7, 4)
+    assert cubic_roots(1.0, x[:, None], np.ones((1, 3)), -1.0).shape == (7, 3, 3)
+
+
+def _mp_roots(coeffs):
+    """Roots of a real polynomial (highest degree first) by mpmath at 40 digits."""
+    mp.mp.dps = 40
+    roots = mp.polyroots([mp.mpf(c) for c in coeffs[::-1]], maxsteps=500, extraprec=400,
+                         asc=True)
+    mp.mp.dps = 15
+    return [complex(r) for r in roots]
+
+
+def test_quartic_pair_against_mpmath():
+    """The non-real root of Im > 0 of real quartics with one non-real pair, against the
+    roots of the same (rounded) coefficients by mpmath: to 1e-12 relative where ``sharp``
+    (every well-separated case is); where only ``ok`` (a pair 1e5 times smaller than the
+    other roots, or nearly double, which rounding may even put on the real axis), its
+    real part is the centre of the pair (of the two roots closest to it) to 1e-6 of the
+    largest root, as a start for re-solving it."""
+    rng = np.random.default_rng(5)
+    roots = _random_roots(rng, 100, 4, 1)
+    scaled = roots * np.exp(rng.uniform(-3, 3, (100, 1)))
+    coeffs = np.array([np.poly(r).real for r in scaled])
+    root, ok, sharp = quartic_pair(*coeffs[:, 1:].T)
+    expected = np.array([max(_mp_roots(c), key=lambda z: z.imag) for c in coeffs])
+    assert sharp.all()
+    assert_allclose(root, expected, rtol=1e-12)
+    for imag in (1e-5, 1e-7, 1e-9):
+        hard = roots.copy()
+        hard[:50, :2] *= 1e-5                              # a pair far below the others
+        hard[50:, 0] = hard[50:, 0].real + 1j * imag       # a nearly double pair
+        hard[50:, 1] = hard[50:, 0].conjugate()
+        coeffs = np.array([np.poly(r).real for r in hard])
+        root, ok, sharp = quartic_pair(*coeffs[:, 1:].T)
+        assert ok.mean() > 0.5
+        for z, good, c, intended in zip(root, ok, coeffs, hard[:, 0]):
+            if good:
+                found = np.array(_mp_roots(c))
+                pair = found[np.argsort(np.abs(found - intended))[:2]]
+                assert abs(z.real - pair.real.mean()) <= 1e-6 * np.abs(found).max()
+    assert not quartic_pair(0.0, -5.0, 0.0, 4.0)[1]    # (x² − 1)(x² − 4): four real roots
+
+
+def test_polish_roots_matches_polish():
+    """The scalar Newton steps give polish's arrays (to an ulp; real and complex starts), and
+    a zero derivative skips the step instead of dividing by zero."""
+    coeffs = [1.0, -0.7, 0.2, 0.5, -0.3]
+    starts = [0.9, -1.1, 0.3 + 0.8j, 0.3 - 0.8j]
+    polished = polish_roots(coeffs, starts, 4)
+    reference = polish([np.asarray(c, dtype=complex) for c in coeffs],
+                       np.array(starts, dtype=complex), 4)
+    assert_allclose(np.array(polished, dtype=complex), reference, rtol=1e-15)
+    assert polish_roots([1.0, 0.0, -1.0], [0.0], 3) == [0.0]      # x² − 1 at x = 0: f′ = 0
+
+
+def test_companion_roots_are_numpys_roots():
+    """The companion eigenvalues equal numpy.roots bit for bit (as a list of complex)."""
+    rng = np.random.default_rng(2)
+    for coeffs in rng.standard_normal((20, 4)):
+        assert_array_equal(np.array(companion_roots(list(coeffs))),
+                           np.roots(coeffs).astype(complex))
+
+
+def test_last_axis_take_is_take_along_axis():
+    rng = np.random.default_rng(3)
+    values = rng.standard_normal((5, 6, 4))
+    index = rng.integers(0, 4, (5, 6))
+    assert_array_equal(last_axis_take(values, index),
+                       np.take_along_axis(values, index[..., None], axis=-1)[..., 0])
+
+
+def test_quartic_discriminant_sign_counts_the_real_roots():
+    """Exact sign for quartics with four real roots (+), one non-real pair (−), two pairs
+    (+), a double root (0, also after scaling), and a pair 1e-9 from double, which floats
+    would get wrong."""
+    rng = np.random.default_rng(8)
+    for pairs, sign in ((0, 1), (1, -1), (2, 1)):
+        for roots in _random_roots(rng, 200, 4, pairs):
+            assert quartic_discriminant_sign(list(np.poly(roots).real)) == sign
+    assert quartic_discriminant_sign([1.0, 0.0, -2.0, 0.0, 1.0]) == 0          # (x² − 1)²
+    assert quartic_discriminant_sign([3.0, 0.0, -6.0, 0.0, 3.0]) == 0
+    assert quartic_discriminant_sign([1.0, 0.0, 0.0, 0.0, -1.0]) == -1         # ±1, ±i
+    mp.mp.dps = 60
+    coeffs = list(np.poly([1.0, 1.0 + 1e-9, 3.0, -2.0]).real)
+    roots = mp.polyroots([mp.mpf(c) for c in coeffs[::-1]], asc=True, extraprec=300)
+    mp.mp.dps = 15
+    real = sum(abs(mp.im(r)) < 1e-30 for r in roots)
+    assert quartic_discriminant_sign(coeffs) == (-1 if real == 2 else 1)
