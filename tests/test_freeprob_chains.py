@@ -59,6 +59,9 @@ def test_evaluate_on_few_points_in_python_complex_matches_the_arrays(chain):
         for got, want in zip(pt.up + pt.down, reference.up + reference.down):
             want = np.broadcast_to(want, p.shape)[part]
             assert_allclose(got, want, rtol=1e-12)       # a flipped branch is far off
+        for j in range(few.size):                               # Chain.at: one point
+            assert_allclose(chain.at(few[j]), [getattr(pt, name)[j] for name in
+                                               ("z", "dz", "G", "dG")], rtol=1e-14)
     assert chain._evaluate_scalars(np.array([1j, np.nan])) is None
     assert chain._evaluate_scalars(np.array([0j])) is None      # 1/0: numpy's inf and NaN
     with np.errstate(all="ignore"):

@@ -196,6 +196,12 @@ class Chain:
                 return pt
         return Point(p, *self._backward(p))
 
+    def at(self, p):
+        """z, z′(p), G_Y and G_Y′(p) at one point p, in Python complex arithmetic (the
+        formulas of :meth:`evaluate`); raises ZeroDivisionError or OverflowError where numpy
+        would give inf or NaN."""
+        return self._backward(complex(p))[:4]
+
     def _evaluate_scalars(self, p):
         """:meth:`evaluate` at a few points, each by :meth:`_backward` on a Python complex,
         gathered into arrays; None (use the arrays) if a point is not finite or the scalar
