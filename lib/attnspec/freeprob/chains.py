@@ -99,6 +99,12 @@ def _sqrt(u):
 SCALAR_POINTS = 8
 
 
+def _polished(size, previous, tol):
+    """:meth:`Chain.polish`'s stop after a relative Newton step ``size`` (the one before:
+    ``previous``): size ≤ tol, or size ≤ 1e-6 and size³ ≤ 1e-20·previous² (arrays or floats)."""
+    return (size <= tol) | ((size <= 1e-6) & (size ** 3 <= 1e-20 * previous ** 2))
+
+
 def _mp_cauchy_explicit(r, y):
     """:func:`mp_cauchy` and its derivative dG/dr on complex arrays or Python complex."""
     em, ep = mp_edges(y)
@@ -309,22 +315,44 @@ class Chain:
         ``least``-th step on, a point stops after a step s (relative to p) with s ≤ tol, or
         s ≤ 1e-6 and s³/s_prev² ≤ 1e-20 (the error left after it, predicted from the
         observed quadratic contraction; near an edge Newton is only linear, and the
-        prediction is not small)."""
+        prediction is not small).  Once at most ``SCALAR_POINTS`` points are left, each
+        finishes on its own in Python complex arithmetic (:meth:`_polish_one`)."""
         p = np.array(p, dtype=complex)
         active = np.ones(p.shape, bool)
         previous = np.zeros(p.shape)
         for k in range(1, most + 1):
+            if k > least and np.count_nonzero(active) <= SCALAR_POINTS:
+                for i in np.flatnonzero(active).tolist():
+                    p[i] = self._polish_one(complex(z[i]), complex(p[i]), float(previous[i]),
+                                            most - k + 1, tol)
+                break
             q = p[active]
             pt = self.evaluate(q)
             step = (pt.z - z[active]) / pt.dz
             p[active] = q - step
             size = np.abs(step) / np.abs(q)
-            done = (size <= tol) | ((size <= 1e-6) & (size ** 3 <= 1e-20 * previous[active] ** 2))
+            done = _polished(size, previous[active], tol)
             previous[active] = size
             if k >= least:
                 active[active] = ~done
                 if not active.any():
                     break
+        return p
+
+    def _polish_one(self, z, p, previous, steps, tol):
+        """:meth:`polish` of one point (Python complex) past its ``least`` steps: at most
+        ``steps`` more, ``previous`` the last relative step; NaN where the arithmetic
+        divides by zero or overflows (where numpy's inf or NaN would end in NaN)."""
+        try:
+            for _ in range(steps):
+                value, slope = self.at(p)[:2]
+                step = (value - z) / slope
+                p, size = p - step, abs(step) / abs(p)
+                if _polished(size, previous, tol):
+                    break
+                previous = size
+        except (ZeroDivisionError, OverflowError, ValueError):
+            return complex(np.nan, np.nan)
         return p
 
     def solve_from(self, x, p, most=30, near=2.5, root=1):
