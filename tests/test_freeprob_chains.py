@@ -103,3 +103,21 @@ def test_cauchy_on_axis_fallback_per_point():
     solved = (np.arange(6) % 2 == 0) | fallback
     assert_allclose(G[solved], reference[solved], rtol=1e-12)
     assert np.all(np.isnan(G[~solved]))
+
+
+def test_polish_finishes_few_points_one_by_one_as_on_arrays():
+    """Chain.polish hands the last ≤ SCALAR_POINTS points to _polish_one (Python complex):
+    the same roots as the numpy steps (here forced by many unconverged companions), and NaN
+    where the scalar arithmetic divides by zero (p = 0, where numpy's steps end in NaN)."""
+    law = MultiHeadLaw(1000, 2000, 8, 1.0, tie="kv")
+    chain, b = law._chain, law._pieces_list[-1][1]
+    x = b * np.linspace(0.05, 0.95, 3) + 0j
+    root = law._solve(x.real)[1]
+    guess = root * (1 + 1e-3j)
+    few = chain.polish(x, guess, 2)                              # scalar after step 2
+    many = chain.polish(np.tile(x, 4), np.tile(guess, 4), 2)     # 12 > SCALAR_POINTS
+    assert 3 <= SCALAR_POINTS < 12
+    assert_allclose(few, root, rtol=1e-13)
+    assert_allclose(many[:3], few, rtol=1e-13)
+    with np.errstate(all="ignore"):
+        assert np.isnan(chain._polish_one(1.0 + 0j, 0j, 0.0, 5, 1e-14))
