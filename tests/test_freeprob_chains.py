@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from attnspec.freeprob.chains import Chain, Jet
+from attnspec.freeprob.chains import SCALAR_POINTS, Chain, Jet, Point
 from attnspec.laws.multihead import MultiHeadLaw
 
 CHAINS = [Chain("untied", 4, 1.0, 2.0, 1.5, 0.7, unit=float(np.expm1(1.0))),
@@ -35,6 +35,37 @@ def test_evaluate_derivatives_match_finite_differences(chain):
     assert_allclose(pt.G, G.v, rtol=1e-12)
     assert_allclose(pt.dz, z.d, rtol=1e-11)
     assert_allclose(pt.dG, G.d, rtol=1e-11)
+
+
+@pytest.mark.parametrize("chain", CHAINS, ids=lambda c: f"{c.kind}-beta{c.beta}")
+def test_evaluate_on_few_points_in_python_complex_matches_the_arrays(chain):
+    """Up to SCALAR_POINTS points ``evaluate`` runs in Python complex arithmetic: the same
+    z, z′, G_Y, G_Y′ and subordination points as the numpy path (to rounding), on the real
+    axis (either signed zero), on the imaginary axis and off them: the same branches; points
+    that are not finite, or where the scalar arithmetic raises, take the numpy path."""
+    rng = np.random.default_rng(2)
+    p = 0.5 * (rng.normal(size=40) - 1j * np.abs(rng.normal(size=40)))
+    p[:8] = p[:8].real + 0j
+    p[8:16] = p[8:16].real - 0j
+    p[16:24] = 1j * p[16:24].imag
+    reference = Point(p, *chain._backward(p))           # numpy on the whole array
+    assert chain._evaluate_scalars(p[:1]) is not None
+    for start in range(0, p.size, SCALAR_POINTS):
+        few = p[start:start + SCALAR_POINTS]
+        pt = chain.evaluate(few)
+        part = slice(start, start + few.size)
+        for name in ("z", "dz", "G", "dG"):
+            assert_allclose(getattr(pt, name), getattr(reference, name)[part], rtol=1e-12)
+        for got, want in zip(pt.up + pt.down, reference.up + reference.down):
+            want = np.broadcast_to(want, p.shape)[part]
+            assert_allclose(got, want, rtol=1e-12)       # a flipped branch is far off
+        for j in range(few.size):                               # Chain.at: one point
+            assert_allclose(chain.at(few[j]), [getattr(pt, name)[j] for name in
+                                               ("z", "dz", "G", "dG")], rtol=1e-14)
+    assert chain._evaluate_scalars(np.array([1j, np.nan])) is None
+    assert chain._evaluate_scalars(np.array([0j])) is None      # 1/0: numpy's inf and NaN
+    with np.errstate(all="ignore"):
+        assert np.isnan(chain.evaluate(np.array([0j])).z).all()
 
 
 @pytest.mark.parametrize("config, k", [((1000, 1000, 8), 3), ((1000, 1000, 1), 4),
@@ -72,3 +103,21 @@ def test_cauchy_on_axis_fallback_per_point():
     solved = (np.arange(6) % 2 == 0) | fallback
     assert_allclose(G[solved], reference[solved], rtol=1e-12)
     assert np.all(np.isnan(G[~solved]))
+
+
+def test_polish_finishes_few_points_one_by_one_as_on_arrays():
+    """Chain.polish hands the last ≤ SCALAR_POINTS points to _polish_one (Python complex):
+    the same roots as the numpy steps (here forced by many unconverged companions), and NaN
+    where the scalar arithmetic divides by zero (p = 0, where numpy's steps end in NaN)."""
+    law = MultiHeadLaw(1000, 2000, 8, 1.0, tie="kv")
+    chain, b = law._chain, law._pieces_list[-1][1]
+    x = b * np.linspace(0.05, 0.95, 3) + 0j
+    root = law._solve(x.real)[1]
+    guess = root * (1 + 1e-3j)
+    few = chain.polish(x, guess, 2)                              # scalar after step 2
+    many = chain.polish(np.tile(x, 4), np.tile(guess, 4), 2)     # 12 > SCALAR_POINTS
+    assert 3 <= SCALAR_POINTS < 12
+    assert_allclose(few, root, rtol=1e-13)
+    assert_allclose(many[:3], few, rtol=1e-13)
+    with np.errstate(all="ignore"):
+        assert np.isnan(chain._polish_one(1.0 + 0j, 0j, 0.0, 5, 1e-14))

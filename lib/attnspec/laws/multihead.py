@@ -603,29 +603,32 @@ class MultiHeadLaw(SpectralLaw):
         self._tail = (x0, e, coef)
 
     def _z_derivatives(self, p, h=1e-6):
-        """z(p), z′(p) and z″(p) (z″ by a central difference of the exact z′)."""
-        step = h * np.abs(p)
-        pt = self._chain.evaluate(np.concatenate([p, p + step, p - step]))
-        dz = pt.dz.reshape(3, -1)
-        return pt.z[: p.size], dz[0], (dz[1] - dz[2]) / (2 * step)
+        """z(p), z′(p) and z″(p) at one point p (Python complex arithmetic, :meth:`Chain.at`;
+        z″ by a central difference of the exact z′)."""
+        step = h * abs(p)
+        z, dz = self._chain.at(p)[:2]
+        return z, dz, (self._chain.at(p + step)[1] - self._chain.at(p - step)[1]) / (2 * step)
 
     def _critical_edge(self, p):
         """Refine an edge: Newton on z′(p) = 0 from p; returns the real edge z(p*) and |Im z|.
         Stops after a step s ≤ 1e-7 (relative to p): z is stationary at p*, so the error
         left in p, O(s²) (O(s) where z″(p*) = 0 too), moves z by O(s⁴) (O(s³)); z(p*) is
-        z(p) − z′(p)·s/2 at the last p evaluated (Taylor, exact to O(z‴s³), as z″s = z′)."""
-        p = np.atleast_1d(np.asarray(p, dtype=complex))
-        with np.errstate(all="ignore"):
+        z(p) − z′(p)·s/2 at the last p evaluated (Taylor, exact to O(z‴s³), as z″s = z′).
+        One point in Python complex arithmetic; where that divides by zero or overflows
+        (numpy's inf or NaN) the edge is NaN, as an unresolved one."""
+        p = complex(p)
+        try:
             for _ in range(60):
                 z, d1, d2 = self._z_derivatives(p)
                 step = d1 / d2
                 p = p - step
                 z = z - 0.5 * d1 * step
-                if not np.max(np.abs(step) / np.abs(p)) > 1e-7:
+                if not abs(step) / abs(p) > 1e-7:
                     break
-        z = z[0]
+        except (ZeroDivisionError, OverflowError, ValueError):
+            z = complex(np.nan, np.nan)
         if abs(z.imag) < 1e-8 * abs(z) and z.real > 0:
-            self._remember(np.array([z.real]), p)   # the edge itself: a starting point
+            self._remember(np.array([z.real]), np.array([p]))   # the edge: a starting point
         return float(z.real), float(abs(z.imag))
 
     def _right_edge(self):
