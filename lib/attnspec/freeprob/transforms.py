@@ -105,11 +105,12 @@ def score_product_critical_values(c):
     r"""The two critical values (x(z₋), x(z₊)) of the law of M = WWᵀ/ℓ (MATH.md §3), x(z) =
     (1 + z)²(1 + cz)/z at the zeros z± = (−1 ± √(1 + 8c))/(4c) of x′: x(z₊) > 0 is the right
     edge e_M(c); x(z₋) is the left edge for c > 1, 0 at c = 1 and negative for c < 1 (where
-    the density turns from ~x^(−2/3) above |x(z₋)| to ~x^(−1/2) below).
+    the density turns from ~x^(−2/3) above the modulus of x(z₋) to ~x^(−1/2) below).
 
-    Written without cancellation (r = √(1 + 8c)): z₊ = 2/(1 + r), 1 + z₋ = (c − 1)(1 + r)/(c(3
-    + r)) and 1 + cz₋ = 2(1 − c)/(3 + r), so both are accurate to a few ulps for every c > 0,
-    c → 1 and c → 0 included (tested against 50-digit arithmetic).
+    Written without cancellation, with r = √(1 + 8c):
+    z₊ = 2/(1 + r), 1 + z₋ = (c − 1)(1 + r)/(c(3 + r)) and 1 + cz₋ = 2(1 − c)/(3 + r),
+    so both are accurate to a few ulps for every c > 0, c → 1 and c → 0 included (tested
+    against 50-digit arithmetic).
 
     >>> score_product_critical_values(1.0)
     (0.0, 6.75)
