@@ -75,9 +75,10 @@ def _notebook_book(tmp_path, cells):
     return tmp_path
 
 
-def test_parallel_execution_fills_the_cache_as_the_build_reads_it(tmp_path):
+def test_parallel_execution_fills_the_cache_as_the_build_reads_it(tmp_path, capfd):
     """execute_chapters runs the chapters two at a time in their folder with single-threaded
-    BLAS, caches the executed notebooks under the key myst-nb's cache mode looks up, reports a
+    BLAS, on kernels over IPC sockets (no "running over TCP" warning on the build's stderr),
+    caches the executed notebooks under the key myst-nb's cache mode looks up, reports a
     failing chapter without caching it, and executes nothing the cache already holds."""
     build = _build_book()
     log = "import os\nopen('runs.txt', 'a').write('x')\nprint(os.environ['OPENBLAS_NUM_THREADS'])"
@@ -85,6 +86,7 @@ def test_parallel_execution_fills_the_cache_as_the_build_reads_it(tmp_path):
     cache_dir = tmp_path / "cache"
     failed = build.execute_chapters(2, root, cache_dir)
     assert [p.endswith("c.ipynb") for p in failed] == [True]
+    assert "TCP" not in capfd.readouterr().err
     cache = get_cache(str(cache_dir))
     outputs = {}
     for name in "ab":

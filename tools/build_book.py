@@ -63,10 +63,13 @@ def _execute(path, timeout, allow_errors):
     import nbformat
     from jupyter_cache.executors.utils import single_nb_execution
 
+    from attnspec.book.kernel import IPCKernelManager
+
     os.environ["OPENBLAS_NUM_THREADS"] = os.environ["OMP_NUM_THREADS"] = "1"  # the kernel's
     notebook = nbformat.read(path, as_version=4)
     result = single_nb_execution(notebook, cwd=str(Path(path).parent), timeout=timeout,
-                                 allow_errors=allow_errors, meta_override=True)
+                                 allow_errors=allow_errors, meta_override=True,
+                                 kernel_manager_class=IPCKernelManager)  # no TCP warning
     return path, notebook, result.time, result.exc_string
 
 
