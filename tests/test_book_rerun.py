@@ -1,6 +1,8 @@
 """Tests of attnspec.book.rerun and `attnspec rerun`: checked before a kernel starts, nothing
 half-written."""
 
+import pytest
+
 from attnspec.book import cli
 
 
@@ -50,3 +52,36 @@ def test_cli_reports_a_failing_chapter_without_a_traceback(monkeypatch, capsys):
     monkeypatch.setattr(papermill, "execute_notebook", fail)
     assert cli.main(["rerun", "01", "--quick"]) == 1
     assert "the chapter failed; nothing was written" in capsys.readouterr().err
+
+
+def test_a_stop_signal_leaves_asyncio_callbacks(monkeypatch):
+    """The stop-signal handler's exception gets out of papermill's event loop also when the
+    signal lands in a callback, where asyncio logs and drops every exception but
+    KeyboardInterrupt and SystemExit (as it drops a plain exception, below)."""
+    import asyncio
+    import signal as signals
+
+    from attnspec.book import rerun
+
+    monkeypatch.setattr(rerun, "_stop_child_processes", lambda: None)
+    previous = signals.getsignal(signals.SIGTERM)
+    try:
+        def plain_failure():
+            raise RuntimeError("dropped by asyncio")
+
+        async def background(handler):
+            asyncio.get_running_loop().call_soon(handler)
+            await asyncio.sleep(0.05)
+
+        loop = asyncio.new_event_loop()
+        loop.set_exception_handler(lambda loop, context: None)
+        try:
+            loop.run_until_complete(background(plain_failure))       # dropped: no error
+            with pytest.raises(KeyboardInterrupt) as caught:
+                loop.run_until_complete(
+                    background(lambda: rerun._raise_interrupted(signals.SIGTERM, None)))
+        finally:
+            loop.close()
+        assert caught.value.signum == signals.SIGTERM
+    finally:
+        signals.signal(signals.SIGTERM, previous)

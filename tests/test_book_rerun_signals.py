@@ -70,7 +70,7 @@ def test_interrupted_rerun_leaves_nothing_behind(tmp_path, signum, moment):
     out, err = process.communicate(timeout=60)   # returns only once the pipes are closed
     if process.returncode == 0:
         pytest.fail(f"the rerun finished before the signal at moment {moment!r}")
-    assert process.returncode in (128 + signum, -signum)
+    assert process.returncode in (128 + signum, -signum), err
     if process.returncode == 128 + signum:
         assert "Traceback" not in err, err
         last = err.strip().splitlines()[-1]

@@ -37,6 +37,18 @@ class RerunInterrupted(Exception):
         super().__init__(f"interrupted by {signal.Signals(signum).name}")
 
 
+class _StopSignal(KeyboardInterrupt):
+    """What the stop-signal handler raises: a KeyboardInterrupt, because asyncio (papermill's
+    event loop) lets only KeyboardInterrupt and SystemExit out of a callback or a background
+    task; any other exception raised there, as the handler's may be, is logged and dropped,
+    and the run then fails on the killed kernel instead of stopping. Turned into
+    :class:`RerunInterrupted` once out of papermill."""
+
+    def __init__(self, signum):
+        self.signum = int(signum)
+        super().__init__(signum)
+
+
 @contextlib.contextmanager
 def _stop_signals(action):
     """Within the block, the stop signals run ``action`` (main thread only; elsewhere no-op)."""
@@ -141,11 +153,11 @@ def rerun_chapter(chapter, values=None, *, book_root=None, output_dir=None, quic
             os.replace(partial, final)
     except BaseException as exc:
         with _stop_signals(signal.SIG_IGN):   # a second signal must not cut the clean-up short
-            if isinstance(exc, (RerunInterrupted, KeyboardInterrupt)):
+            if isinstance(exc, KeyboardInterrupt):   # a stop signal or Ctrl-C
                 _stop_child_processes()
             partial.unlink(missing_ok=True)
-        if isinstance(exc, KeyboardInterrupt):
-            raise RerunInterrupted(signal.SIGINT) from None
+        if isinstance(exc, KeyboardInterrupt):      # a signal (_StopSignal) or Ctrl-C
+            raise RerunInterrupted(getattr(exc, "signum", signal.SIGINT)) from None
         raise
     write_report(final, book_root=root, parameters=checked)   # the page: final + ".html"
     return final
@@ -156,4 +168,4 @@ def _raise_interrupted(signum, frame):
     that is mid-cell and would print a traceback), then unwind."""
     signal.signal(signum, signal.SIG_IGN)
     _stop_child_processes()
-    raise RerunInterrupted(signum)
+    raise _StopSignal(signum)
