@@ -28,14 +28,14 @@ def test_score_product_right_edge_is_one_over_the_maximum(c):
     assert transforms.score_product_edges(c)[1] == pytest.approx(1 / best, rel=1e-9)
 
 
-@pytest.mark.parametrize("c", [1e-6, 0.01, 0.5, 0.999999, 1 - 2 ** -40, 1.0, 1 + 2 ** -40,
-                               1.000001, 1.05, 2.0, 100.0, 1e6])
-def test_score_product_critical_values_against_50_digits(c):
-    """x(z±) = (1 + z)²(1 + cz)/z at z± = (−1 ± √(1 + 8c))/(4c), in 50-digit arithmetic, to
+@pytest.mark.parametrize("c", [1e-300, 1e-6, 0.01, 0.5, 0.999999, 1 - 2 ** -40, 1.0, 1 + 2 ** -40,
+                               1.000001, 1.05, 2.0, 100.0, 1e6, 1e300])
+def test_score_product_critical_values_against_650_digits(c):
+    """x(z±) = (1 + z)²(1 + cz)/z at z± = (−1 ± √(1 + 8c))/(4c), in 650-digit arithmetic, to
     a few ulps on both sides of c = 1 (where 1 + z₋ and 1 + cz₋ vanish) and at tiny and huge
     c; the edges and the inner scale of M are these values."""
     from attnspec.laws.classical import score_product_inner_scale
-    with mp.workdps(50):
+    with mp.workdps(650):   # 1 + 8c exact down to c = 1e-300
         C = mp.mpf(c)
         r = mp.sqrt(1 + 8 * C)
         x = [(1 + z) ** 2 * (1 + C * z) / z for z in ((-1 - r) / (4 * C), (-1 + r) / (4 * C))]
@@ -46,6 +46,12 @@ def test_score_product_critical_values_against_50_digits(c):
     assert math.copysign(1.0, lower) == (1.0 if c >= 1 else -1.0)   # 0.0, not −0.0, at c = 1
     assert transforms.score_product_edges(c) == (lower if c > 1 else 0.0, upper)
     assert list(score_product_inner_scale(c)) == ([] if c == 1 else [abs(lower)])
+
+
+@pytest.mark.parametrize("c", [0.0, -1.0, float("nan"), float("inf")])
+def test_score_product_critical_values_refuse_c_outside_its_domain(c):
+    with pytest.raises(ValueError, match="c must be"):
+        transforms.score_product_critical_values(c)
 
 
 def test_mp_edges_and_moments():
