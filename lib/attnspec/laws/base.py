@@ -125,36 +125,18 @@ _LONG_LOG = 35.0     # a log piece longer than this (in log t) needs 256 points 
 
 
 def _sin_map(theta, a, b, m):
-    """A piece's map x(θ) = a + (b − a) sin^{2m}(θ/2), θ ∈ [0, π] (arrays broadcast)."""
-    return a + (b - a) * np.sin(0.5 * theta) ** (2 * m)
-
-
-def _sin_map_slope(theta, a, b, m):
-    """dx/dθ of :func:`_sin_map`: (b − a) m sin^{2m−1}(θ/2) cos(θ/2)."""
-    half = 0.5 * theta
-    return (b - a) * m * np.sin(half) ** (2 * m - 1) * np.cos(half)
-
-
-def _log_map(theta, a, origin, rate):
-    """A "log" piece's map x(θ) = o + (a − o) e^{λθ}, λ = ln((b − o)/(a − o))/π."""
-    return origin + (a - origin) * np.exp(rate * theta)
-
-
-def _log_map_slope(theta, a, origin, rate):
-    """dx/dθ of :func:`_log_map`: (a − o) λ e^{λθ}."""
-    return (a - origin) * rate * np.exp(rate * theta)
-
-
-def _sin_map_and_slope(theta, a, b, m):
-    """:func:`_sin_map` and :func:`_sin_map_slope` together (one sine, cosine and power)."""
+    """A piece's map x(θ) = a + (b − a) sin^{2m}(θ/2), θ ∈ [0, π], and its slope
+    dx/dθ = (b − a) m sin^{2m−1}(θ/2) cos(θ/2): ``(x, dx/dθ)`` (arrays broadcast; one sine,
+    cosine and power)."""
     half = 0.5 * theta
     sine = np.sin(half)
     power = (b - a) * sine ** (2 * m - 1)
     return a + power * sine, m * power * np.cos(half)
 
 
-def _log_map_and_slope(theta, a, origin, rate):
-    """:func:`_log_map` and :func:`_log_map_slope` together (one exponential)."""
+def _log_map(theta, a, origin, rate):
+    """A "log" piece's map x(θ) = o + (a − o) e^{λθ}, λ = ln((b − o)/(a − o))/π, and its
+    slope dx/dθ = (a − o) λ e^{λθ}: ``(x, dx/dθ)`` (one exponential)."""
     growth = (a - origin) * np.exp(rate * theta)
     return origin + growth, rate * growth
 
@@ -204,7 +186,7 @@ class _Piece:
         sin-map powers of the nodes are tabulated once per n and m)."""
         theta = _first_kind_angles(self.n)
         if self.kind == "log":
-            return theta, self.x_of_theta(theta), self.dx_dtheta(theta)
+            return (theta, *self.map(theta))
         power, slope = _sin_powers(self.n, self.m)
         width = self.b - self.a
         return theta, self.a + width * power, width * slope
@@ -226,15 +208,11 @@ class _Piece:
         self._fejer = None
         return self
 
-    def x_of_theta(self, theta):
+    def map(self, theta):
+        """``(x(θ), dx/dθ)``: the piece's map (:func:`_sin_map` or :func:`_log_map`)."""
         if self.kind == "log":
             return _log_map(theta, self.a, self.origin, self.rate)
         return _sin_map(theta, self.a, self.b, self.m)
-
-    def dx_dtheta(self, theta):
-        if self.kind == "log":
-            return _log_map_slope(theta, self.a, self.origin, self.rate)
-        return _sin_map_slope(theta, self.a, self.b, self.m)
 
     def integrate(self, func):
         """∫ func(x) ρ(x) dx over the interval (Fejér's first rule on the stored nodes)."""
@@ -343,16 +321,14 @@ class _Stack:
         if self.a.size == 1:
             j = 0
         if not self.log.any():
-            return _sin_map_and_slope(theta, self.a[j], self.b[j], self.m[j])
+            return _sin_map(theta, self.a[j], self.b[j], self.m[j])
         if self.a.size == 1:
-            return _log_map_and_slope(theta, self.a[0], self.origin[0], self.rate[0])
+            return _log_map(theta, self.a[0], self.origin[0], self.rate[0])
         x, slope = np.empty_like(theta), np.empty_like(theta)
         log = self.log[j]
         jl, js = j[log], j[~log]
-        x[log], slope[log] = _log_map_and_slope(theta[log], self.a[jl], self.origin[jl],
-                                                self.rate[jl])
-        x[~log], slope[~log] = _sin_map_and_slope(theta[~log], self.a[js], self.b[js],
-                                                  self.m[js])
+        x[log], slope[log] = _log_map(theta[log], self.a[jl], self.origin[jl], self.rate[jl])
+        x[~log], slope[~log] = _sin_map(theta[~log], self.a[js], self.b[js], self.m[js])
         return x, slope
 
     def theta_of_x(self, x, j):
@@ -598,9 +574,10 @@ def _table_nodes(n):
 @functools.lru_cache(maxsize=64)
 def _sin_powers(n, m):
     """sin^{2m}(θ/2) and m sin^{2m−1}(θ/2) cos(θ/2) at :func:`_first_kind_angles` (n): the
-    sin map x = a + (b − a) sin^{2m}(θ/2) and its slope for a = 0, b = 1 (read-only)."""
+    sin map x = a + (b − a) sin^{2m}(θ/2) and its slope for a = 0, b = 1 (:func:`_sin_map`;
+    read-only)."""
     theta = _first_kind_angles(n)
-    power, slope = _sin_map(theta, 0.0, 1.0, m), _sin_map_slope(theta, 0.0, 1.0, m)
+    power, slope = _sin_map(theta, 0.0, 1.0, m)
     power.flags.writeable = slope.flags.writeable = False
     return power, slope
 
@@ -673,7 +650,7 @@ def _build_pieces(intervals, pdf, points, max_pieces, trim):
                 piece.n = 2 * n
                 retry.append((piece, i))
                 continue
-            cuts = [float(piece.x_of_theta(angle)) for angle in _CUT_ANGLES]
+            cuts = [float(piece.map(angle)[0]) for angle in _CUT_ANGLES]
             if count[i] >= max_pieces or not piece.a < cuts[0] < cuts[1] < piece.b:
                 if n < max_points:                     # cannot cut: double instead
                     piece.n = 2 * n
