@@ -15,8 +15,8 @@ import numpy as np
 
 from .._validation import check_beta, check_float
 from ..freeprob.ladder import continue_to_axis
-from ..freeprob.roots import (companion_roots, polish_roots, quartic_discriminant_sign,
-                              quartic_pair, quartic_roots)
+from ..freeprob.roots import (polish_roots, quartic_discriminant_sign, quartic_pair,
+                              quartic_roots, real_cubic_roots)
 from ..freeprob.series import free_cumulant_moments
 from ..freeprob.transforms import (nu_inf_free_cumulants, nu_inf_inverse_cauchy,
                                    score_product_edges)
@@ -357,12 +357,12 @@ class AttentionLaw(SpectralLaw):
         the scales |k(h)| of the other critical points (complex, or h imaginary), where the
         density's power law changes near 0 (the first piece is graded there).
 
-        The three roots u = h² of the cubic are those of ``numpy.roots`` (companion
-        eigenvalues), each then Newton-polished in Python scalars (three roots: cheaper
-        than array steps)."""
+        The three roots u = h² of the cubic come from Kahan's method in Python scalars
+        (:func:`~attnspec.freeprob.roots.real_cubic_roots`), each then Newton-polished in
+        Python scalars (three roots: cheaper than array steps)."""
         a, b, p = self._ka, self._kb, self._kp
         cubic = [a * p * p, b * p - p * p - 2 * a * p, 2 * p + a + b, -1.0]
-        roots = companion_roots(cubic)
+        roots = real_cubic_roots(*cubic)
         real = [abs(r.imag) <= 1e-9 * abs(r) for r in roots]
         u = polish_roots(cubic, [r.real for r, is_real in zip(roots, real)
                                  if is_real and r.real > 0], 3)
