@@ -1,16 +1,19 @@
 """Tests of attnspec.freeprob.roots: closed-form roots, the real quartic's pair, polishing.
 
-Oracles: polynomials built from chosen roots and ``mpmath.polyroots`` at 40 digits; ``polish`` (arrays) for its scalar twin ``polish_roots``.
+Oracles: polynomials built from chosen roots, ``mpmath.polyroots`` at 40 digits and exact
+rationals; ``polish`` (arrays) for its scalar twin ``polish_roots``.
 """
+
+from fractions import Fraction
 
 import mpmath as mp
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
-from attnspec.freeprob.roots import (cubic_roots, last_axis_take, polish, polish_roots,
-                                     quartic_discriminant_sign, quartic_pair, quartic_roots,
-                                     real_cubic_roots)
+from attnspec.freeprob.roots import (_quartic_discriminant_terms, cubic_roots, last_axis_take,
+                                     polish, polish_roots, quartic_discriminant_sign,
+                                     quartic_pair, quartic_roots, real_cubic_roots)
 
 
 def _matched_error(found, expected):
@@ -119,6 +122,25 @@ def test_polish_roots_matches_polish():
                        np.array(starts, dtype=complex), 4)
     assert_allclose(np.array(polished, dtype=complex), reference, rtol=1e-15)
     assert polish_roots([1.0, 0.0, -1.0], [0.0], 3) == [0.0]      # x² − 1 at x = 0: f′ = 0
+
+
+def test_quartic_discriminant_sign_floats_agree_with_rationals():
+    """The float path (used when it decides) gives the sign of the exact discriminant of the
+    float coefficients (computed in fractions), near its zeros too: AttentionLaw's quartics
+    at and near their edges, random ones, and coefficients outside [1e-40, 1e40]."""
+    rng = np.random.default_rng(9)
+    rows = [list(rng.standard_normal(5)) for _ in range(200)]
+    for roots in _random_roots(rng, 100, 4, 1):
+        roots[1] = roots[0].conjugate() if roots[0].imag else roots[1]
+        rows.append(list(np.poly(roots).real))
+    for a, b, c in ((1e-9, 1.0 - 1e-9, 1.05), (0.3, 0.7, 1.6), (0.5, 0.5, 100.0)):
+        p, a2 = c * b, a + b * (1 - c)
+        for x in np.linspace(0.0, 3.0, 301)[1:]:
+            rows.append([1.0, -x, a2, x * p, -a * p])
+    rows += [[1e-45, 1.0, -2.0, 1.0, 3.0], [1.0, 1e41, 0.0, -1.0, 2.0]]
+    for coeffs in rows:
+        exact = sum(_quartic_discriminant_terms(*(Fraction(float(v)) for v in coeffs)))
+        assert quartic_discriminant_sign(coeffs) == (exact > 0) - (exact < 0)
 
 
 def test_real_cubic_roots_against_mpmath():

@@ -207,22 +207,36 @@ def polish_roots(coeffs, roots, steps=3):
     return polished
 
 
+def _quartic_discriminant_terms(a, b, c, d, e):
+    """The 16 terms of the discriminant of a g⁴ + b g³ + c g² + d g + e (their sum), for
+    Python ints or floats."""
+    bb, cc, dd, ee = b * b, c * c, d * d, e * e
+    aa = a * a
+    return (256 * aa * a * ee * e, -192 * aa * b * d * ee, -128 * aa * cc * ee,
+            144 * aa * c * dd * e, -27 * aa * dd * dd, 144 * a * bb * c * ee,
+            -6 * a * bb * dd * e, -80 * a * b * cc * d * e, 18 * a * b * c * dd * d,
+            16 * a * cc * cc * e, -4 * a * cc * c * dd, -27 * bb * bb * ee,
+            18 * bb * b * c * d * e, -4 * bb * b * dd * d, -4 * bb * cc * c * e, bb * cc * dd)
+
+
 def quartic_discriminant_sign(coeffs):
     """The sign (−1, 0 or 1) of the discriminant of ``Σ coeffs[i] g^(4−i)`` (five finite
-    floats, highest degree first), exactly: the coefficients are scaled to integers (their
-    denominators are powers of 2) and the discriminant summed in Python integers. For real
-    coefficients, negative: two real roots and one non-real pair; positive: four real roots
-    or two pairs; zero: a multiple root."""
-    ratios = [float(c).as_integer_ratio() for c in coeffs]
-    scale = max(d for _, d in ratios)
-    a, b, c, d, e = (n * (scale // den) for n, den in ratios)
-    bb, cc, dd, ee = b * b, c * c, d * d, e * e
-    disc = (a * (a * (256 * a * ee * e - 192 * b * d * ee - 128 * cc * ee + 144 * c * dd * e
-                      - 27 * dd * dd)
-                 + 144 * bb * c * ee - 6 * bb * dd * e - 80 * b * cc * d * e + 18 * b * c * dd * d
-                 + 16 * cc * cc * e - 4 * cc * c * dd)
-            - 27 * bb * bb * ee + 18 * bb * b * c * d * e - 4 * bb * b * dd * d
-            - 4 * bb * cc * c * e + bb * cc * dd)
+    floats, highest degree first), exactly. First in floats, when every coefficient is 0 or
+    of modulus within [1e-40, 1e40] (no product of seven of them underflows or overflows):
+    each of the 16 terms is within 8ε of its value, so their sum within 24ε·Σ|term|, and a
+    sum beyond 1e-14·Σ|term| has its sign. Otherwise the coefficients are scaled to
+    integers (their denominators are powers of 2) and the terms summed in Python integers.
+    For real coefficients, negative: two real roots and one non-real pair; positive: four
+    real roots or two pairs; zero: a multiple root."""
+    values = [float(c) for c in coeffs]
+    if all(v == 0 or 1e-40 <= abs(v) <= 1e40 for v in values):
+        terms = _quartic_discriminant_terms(*values)
+        disc = sum(terms)
+        if abs(disc) > 1e-14 * sum(abs(t) for t in terms):
+            return 1 if disc > 0 else -1
+    ratios = [v.as_integer_ratio() for v in values]
+    scale = max(den for _, den in ratios)
+    disc = sum(_quartic_discriminant_terms(*(n * (scale // den) for n, den in ratios)))
     return (disc > 0) - (disc < 0)
 
 

@@ -389,8 +389,8 @@ class AttentionLaw(SpectralLaw):
     def _has_complex_root(self, xi):
         """True where the quartic at ξ has a non-real pair (ξ inside the support; in a gap
         or beyond the edge its four roots are real): where its discriminant is negative,
-        by the exact sign for its float coefficients (integer arithmetic; used at the few
-        midpoints between critical values)."""
+        by the exact sign for its float coefficients (floats where they decide it, else
+        integer arithmetic; used at the few midpoints between critical values)."""
         a, b, c = self._ka, self._kb, self.c
         p, a2 = c * b, a + b * (1 - c)
         return np.array([quartic_discriminant_sign([1.0, -x, a2, x * p, -a * p]) < 0
