@@ -367,32 +367,30 @@ class _Stack:
 
     # ----- ppf ---------------------------------------------------------------------------
     def _inverse_tables(self):
-        """``(y, C, D, keys)``: the series C of every piece and its derivative D = dC/dy at
-        the ends y = ±1 and at ``max(16·(longest series), 2048)`` Chebyshev points (first
-        kind), ascending (the same points for every piece: one cosine transform of all the
-        series, exact values of the trimmed series, no series sum); C and D flattened piece
-        by piece, and the search keys j + i·C (piece j, lexicographic) when there are
-        several pieces."""
+        """``(y, C, D)``: the series C of every piece and its derivative D = dC/dy at the ends
+        y = ±1 and at ``max(16·(longest series), 2048)`` Chebyshev points (first kind),
+        ascending (the same points for every piece: one cosine transform of all the series,
+        in place, exact values of the trimmed series, no series sum); C and D one row per
+        piece."""
         if self._tables is None:
             pieces, size = self.a.size, self.density.shape[0]
             n = max(16 * size, _TABLE_POINTS)
             padded = np.zeros((2 * pieces, n))
             padded[:pieces, :size + 1] = self.cumulative.T
             padded[pieces:, :size] = self.density.T
-            padded[:, 1:] *= 0.5
-            values = dct(padded, type=3, axis=-1)[:, ::-1]
-            mass = self.mass[:, None]
+            padded[:, 1:size + 1] *= 0.5
+            values = dct(padded, type=3, axis=-1, overwrite_x=True)[:, ::-1]
             cum = np.empty((pieces, n + 2))
             cum[:, 0], cum[:, -1] = 0.0, self.mass
-            cum[:, 1:-1] = np.maximum.accumulate(np.clip(values[:pieces], 0.0, mass), axis=1)
+            part = values[:pieces]
+            np.maximum.accumulate(np.minimum(np.maximum(part, 0.0, out=part),
+                                             self.mass[:, None], out=part),
+                                  axis=1, out=cum[:, 1:-1])
             dens = np.empty((pieces, n + 2))
             dens[:, 0] = _SIGNS[:size] @ self.density
             dens[:, 1:-1] = values[pieces:]
             dens[:, -1] = self.density.sum(axis=0)
-            keys = None
-            if pieces > 1:
-                keys = (np.arange(pieces)[:, None] + 1j * cum).reshape(-1)
-            self._tables = _table_nodes(n), cum.reshape(-1), dens.reshape(-1), keys
+            self._tables = _table_nodes(n), cum, dens
         return self._tables
 
     def ppf(self, q, j):
@@ -412,15 +410,12 @@ class _Stack:
         transformed CDF is within its rounding of the target, or its bracket is below
         1e-15 (:func:`_bracketed_step`). All points of all pieces iterate together.
         """
-        grid, cum, dens, keys = self._inverse_tables()
+        grid, cum, dens = self._inverse_tables()
         size = grid.size
-        # the bracket [lo, hi] of the table around q, in q's piece (keys: lexicographic)
-        if keys is None:
-            i = np.searchsorted(cum, q, side="left")
-        else:
-            i = np.searchsorted(keys, j + 1j * q, side="left") - j * size
-        i = np.minimum(np.maximum(i, 1), size - 1)
-        k = i if keys is None else i + j * size
+        # the bracket [lo, hi] of the table around q, in q's piece
+        i = np.minimum(np.maximum(_search_rows(cum, q, j), 1), size - 1)
+        k = i + j * size
+        cum, dens = cum.reshape(-1), dens.reshape(-1)
         lo, hi = grid[i - 1], grid[i]
         c_lo, c_hi, d_lo, d_hi = cum[k - 1], cum[k], dens[k - 1], dens[k]
         mass = self.mass[j]
@@ -502,6 +497,21 @@ class _Halves:
             mass = np.broadcast_to(self.mass, dist.shape)[odd]
             root[odd] = np.where(dist[odd] < 0, 0.0, np.minimum(dist[odd], mass) ** (1 / power))
         return self.flip * root, slope
+
+
+def _search_rows(rows, q, j):
+    """``np.searchsorted(rows[j], q, side="left")`` per point (row j of ascending ``rows``):
+    one search per piece, on its points (grouped by a stable sort of j)."""
+    if rows.shape[0] == 1:
+        return np.searchsorted(rows[0], q, side="left")
+    order = np.argsort(j, kind="stable")
+    ends = np.searchsorted(j[order], np.arange(rows.shape[0] + 1)).tolist()
+    out = np.empty(q.size, dtype=np.intp)
+    for piece, (lo, hi) in enumerate(zip(ends[:-1], ends[1:])):
+        if lo < hi:
+            part = order[lo:hi]
+            out[part] = np.searchsorted(rows[piece], q[part], side="left")
+    return out
 
 
 def _bracketed_step(y, lo, hi, f, slope, scale, small):
