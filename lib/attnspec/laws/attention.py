@@ -129,8 +129,12 @@ def _taylor_pair(m, xi, a2, p, a, fallback):
     (the midpoint of a near-double pair), P(m + d) = P(m) + P′(m)d + (P″(m)/2 + (4m − ξ)d +
     d²)d²: from its Taylor quadratic, then once more with the d² coefficient corrected by
     the cubic and quartic terms at that d (error ~(d/R)² relative to the quadratic's d/R, R
-    the distance to the other roots). Returns ``m + d`` (``fallback`` where d is not finite)
-    and the indices where the pair is double to rounding (its two roots within 1e-7·|m|)."""
+    the distance to the other roots). For a real m (the real part from ``quartic_pair``) the
+    first quadratic has real coefficients and is solved in real arithmetic: the root
+    (−P′ + i·sign(P″)√(−Δ))/P″ of a complex pair, else −(P′ + sign(P′)√Δ)/P″, the same
+    roots as the complex formula picks. Returns ``m + d`` (``fallback`` where d is not
+    finite) and the indices where the pair is double to rounding (its two roots within
+    1e-7·|m|)."""
     # P(m), P′(m), P″(m)/2 by Horner, the steps with coefficients 0 and 1 written out
     q1 = m - xi
     p1 = m + q1
@@ -142,8 +146,15 @@ def _taylor_pair(m, xi, a2, p, a, fallback):
     p1 = p1 * m + p0
     p0 = p0 * m - a * p
     cubic = 4 * m - xi
-    square, d = p2, 0.0
-    for _ in range(2):
+    square, d, rounds = p2, 0.0, 2
+    if np.isrealobj(m):      # real Taylor coefficients: the first quadratic in real arithmetic
+        disc = p1 * p1 - 4 * p2 * p0
+        root, half = np.sqrt(np.abs(disc)), 0.5 / p2
+        d = np.where(disc < 0, -p1 * half + 1j * np.abs(root * half),
+                     -(p1 + np.copysign(root, p1)) * half)
+        d = np.where(np.isfinite(d), d, 0.0)
+        rounds = 1
+    for _ in range(rounds):
         square = p2 + d * (cubic + d)
         disc = np.sqrt(p1 * p1 - 4 * square * p0 + 0j)
         disc = np.where((np.conjugate(p1) * disc).real >= 0, disc, -disc)
