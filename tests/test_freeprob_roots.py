@@ -1,17 +1,19 @@
 """Tests of attnspec.freeprob.roots: closed-form roots, the real quartic's pair, polishing.
 
-Oracles: polynomials built from chosen roots, ``numpy.roots`` (companion eigenvalues) and
-``mpmath.polyroots`` at 40 digits; ``polish`` (arrays) for its scalar twin ``polish_roots``.
+Oracles: polynomials built from chosen roots, ``mpmath.polyroots`` at 40 digits and exact
+rationals; ``polish`` (arrays) for its scalar twin ``polish_roots``.
 """
+
+from fractions import Fraction
 
 import mpmath as mp
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
-from attnspec.freeprob.roots import (companion_roots, cubic_roots, last_axis_take, polish,
-                                     polish_roots, quartic_discriminant_sign, quartic_pair,
-                                     quartic_roots)
+from attnspec.freeprob.roots import (_quartic_discriminant_terms, cubic_roots, last_axis_take,
+                                     polish, polish_roots, quartic_discriminant_sign,
+                                     quartic_pair, quartic_roots, real_cubic_roots)
 
 
 def _matched_error(found, expected):
@@ -122,12 +124,49 @@ def test_polish_roots_matches_polish():
     assert polish_roots([1.0, 0.0, -1.0], [0.0], 3) == [0.0]      # x² − 1 at x = 0: f′ = 0
 
 
-def test_companion_roots_are_numpys_roots():
-    """The companion eigenvalues equal numpy.roots bit for bit (as a list of complex)."""
+def test_quartic_discriminant_sign_floats_agree_with_rationals():
+    """The float path (used when it decides) gives the sign of the exact discriminant of the
+    float coefficients (computed in fractions), near its zeros too: AttentionLaw's quartics
+    at and near their edges, random ones, and coefficients outside [1e-40, 1e40]."""
+    rng = np.random.default_rng(9)
+    rows = [list(rng.standard_normal(5)) for _ in range(200)]
+    for roots in _random_roots(rng, 100, 4, 1):
+        roots[1] = roots[0].conjugate() if roots[0].imag else roots[1]
+        rows.append(list(np.poly(roots).real))
+    for a, b, c in ((1e-9, 1.0 - 1e-9, 1.05), (0.3, 0.7, 1.6), (0.5, 0.5, 100.0)):
+        p, a2 = c * b, a + b * (1 - c)
+        for x in np.linspace(0.0, 3.0, 301)[1:]:
+            rows.append([1.0, -x, a2, x * p, -a * p])
+    rows += [[1e-45, 1.0, -2.0, 1.0, 3.0], [1.0, 1e41, 0.0, -1.0, 2.0]]
+    for coeffs in rows:
+        exact = sum(_quartic_discriminant_terms(*(Fraction(float(v)) for v in coeffs)))
+        assert quartic_discriminant_sign(coeffs) == (exact > 0) - (exact < 0)
+
+
+def test_real_cubic_roots_against_mpmath():
+    """Kahan's scalar cubic: every root within 1e-13 relative of mpmath's, or within ten
+    times the error of ``numpy.roots`` (companion eigenvalues) where a root is that badly
+    conditioned (random coefficients over 10 decades, and polynomials of chosen roots spread
+    over 10 decades, real or with a pair; the laws' critical-point cubics have a leading
+    coefficient down to 1e-17); the pair conjugate with Im > 0 first; within 1e-7 of a
+    double root."""
     rng = np.random.default_rng(2)
-    for coeffs in rng.standard_normal((20, 4)):
-        assert_array_equal(np.array(companion_roots(list(coeffs))),
-                           np.roots(coeffs).astype(complex))
+    rows = [rng.standard_normal(4) * 10.0 ** rng.uniform(-5, 5, 4) for _ in range(150)]
+    for _ in range(150):
+        spread = rng.standard_normal(3) * 10.0 ** rng.uniform(-5, 5, 3)
+        if rng.random() < 0.5:
+            spread = np.array([spread[0], spread[1] + 1j * spread[2], spread[1] - 1j * spread[2]])
+        rows.append(np.poly(spread).real * 10.0 ** rng.uniform(-5, 5))
+    rows.append(np.array([1e-17, -0.3, 2.5, -1.0]))
+    for coeffs in rows:
+        found = real_cubic_roots(*(float(c) for c in coeffs))
+        expected = _mp_roots([float(c) for c in coeffs])
+        companion = _matched_error([np.roots(coeffs)], [expected])
+        assert _matched_error([found], [expected]) <= max(1e-13, 10 * companion)
+        assert found[1] == found[2].conjugate() or found[1].imag == found[2].imag == 0
+        assert found[1].imag >= 0
+    double = real_cubic_roots(1.0, -4.0, 5.0, -2.0)              # (x − 1)²(x − 2)
+    assert _matched_error([double], [[1.0, 1.0, 2.0]]) <= 1e-7
 
 
 def test_last_axis_take_is_take_along_axis():
