@@ -7,6 +7,7 @@ method, forward fixed point), independent of the law's solver.
 
 import functools
 import math
+import warnings
 import re
 
 import numpy as np
@@ -412,6 +413,24 @@ def test_domain_mass_and_moments_by_independent_quadrature(config):
     exact = multihead_moments(ell, d, H, beta, tie, groups=groups_for(tie, H), scaled=True)
     assert mass == pytest.approx(1.0, abs=1e-8)
     assert [m1, m2] == pytest.approx(exact, rel=1e-8)
+
+
+@pytest.mark.parametrize("config", TINY_BETA + [(64, 128, 2, "none", BETA_MIN)], ids=str)
+def test_beta_min_density_overflows_quietly_and_refusals_say_why(config):
+    """At β = BETA_MIN (s = 1e-300) the density, of order 1/s near its edges, may exceed the
+    float range: no RuntimeWarning, inf where it does; a law that cannot then meet its
+    accuracy is refused naming β and the float range; a law that builds has finite moments
+    and a density beyond the support of 0 (x/s = inf included)."""
+    ell, d, H, tie, beta = config
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        try:
+            law = MultiHeadLaw(ell, d, H, beta, tie)
+        except UnresolvedLawError as error:
+            assert f"beta={beta!r}" in str(error) and "float range" in str(error)
+            return
+        assert law.pdf(np.array([1e300]))[0] == 0.0 and law.density(np.array([-1.0]))[0] == 0.0
+        assert np.isfinite(law.mean()) and law.mean() > 0
 
 
 SUPPORT_CASES = [(64, 128, H, tie, beta) for H in (1, 2, 8)

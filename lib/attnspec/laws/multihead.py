@@ -85,6 +85,8 @@ def _closed_form(chain):
 
 
 _LOG_FLOAT_MAX = np.log(np.finfo(float).max)
+#: Below this s = e^{β²} − 1 the density, of order 1/s near its edges, may exceed the float range
+_UNIT_OVERFLOWS = 1e16 / np.finfo(float).max
 
 
 def _unscaled(scaled, k, unit, params):
@@ -427,14 +429,22 @@ class MultiHeadLaw(SpectralLaw):
 
     # ---- the solver --------------------------------------------------------------------------
     def cauchy(self, x):
-        """Cauchy transform G_Y(x + i0) on the real axis (complex array)."""
+        """Cauchy transform G_Y(x + i0) on the real axis (complex array); infinite where it
+        exceeds the float range (see :meth:`density`)."""
         x = as_float_array(x)
-        return self._cauchy(x / self._unit) / self._unit
+        with np.errstate(over="ignore"):            # x/s and G/s: IEEE inf beyond the range
+            return self._cauchy(x / self._unit) / self._unit
 
     def density(self, x):
-        """Density −Im G_Y(x + i0)/π at any real x (no support bookkeeping; vectorised)."""
+        """Density −Im G_Y(x + i0)/π at any real x (no support bookkeeping; vectorised).
+
+        Computed as ρ_s(x/s)/s, with ρ_s the density of x/s (s = e^{β²} − 1): inf where the
+        density exceeds the float range, which happens only for s below ~1e-290 (β ≲ 1e-145,
+        near BETA_MIN), where ρ is of order 1/s near its edges; the build then refuses such a
+        law by name (:class:`UnresolvedLawError`)."""
         x = as_float_array(x)
-        return self._rho(x / self._unit) / self._unit
+        with np.errstate(over="ignore"):            # x/s and ρ_s/s: IEEE inf beyond the range
+            return self._rho(x / self._unit) / self._unit
 
     def _cauchy(self, x):
         """G_Y(x + i0) in units of s (x/s, G·s).
@@ -716,6 +726,10 @@ class MultiHeadLaw(SpectralLaw):
     def _culprit(self):
         """The parameter that puts this configuration out of the solver's reach."""
         par = self._par
+        if self._unit < _UNIT_OVERFLOWS:
+            return (f"beta={par['beta']!r} (too small: the density, of order 1/s near its "
+                    f"edges with s = e^(beta^2) - 1 = {self._unit:.3g}, exceeds the float "
+                    "range)")
         if par["beta"] < 0.05:
             return (f"beta={par['beta']!r} (too small: the noise part of the support, of "
                     "relative size ~beta^2/2, is not resolved next to the scores' part)")
