@@ -4,6 +4,8 @@ Oracles: polynomials built from chosen roots, ``mpmath.polyroots`` at 40 digits 
 rationals; ``polish`` (arrays) for its scalar twin ``polish_roots``.
 """
 
+import itertools
+import re
 from fractions import Fraction
 
 import mpmath as mp
@@ -72,10 +74,11 @@ def test_closed_forms_broadcast_and_degenerate_cases():
     assert cubic_roots(1.0, x[:, None], np.ones((1, 3)), -1.0).shape == (7, 3, 3)
 
 
-def _mp_roots(coeffs):
-    """Roots of a real polynomial (highest degree first) by mpmath at 40 digits."""
-    mp.mp.dps = 40
-    roots = mp.polyroots([mp.mpf(c) for c in coeffs[::-1]], maxsteps=500, extraprec=400,
+def _mp_roots(coeffs, dps=40):
+    """Roots of a real polynomial (highest degree first) by mpmath at ``dps`` digits (40:
+    enough for roots within ~30 decades of each other)."""
+    mp.mp.dps = dps
+    roots = mp.polyroots([mp.mpf(c) for c in coeffs[::-1]], maxsteps=500, extraprec=10 * dps,
                          asc=True)
     mp.mp.dps = 15
     return [complex(r) for r in roots]
@@ -167,6 +170,27 @@ def test_real_cubic_roots_against_mpmath():
         assert found[1].imag >= 0
     double = real_cubic_roots(1.0, -4.0, 5.0, -2.0)              # (x − 1)²(x − 2)
     assert _matched_error([double], [[1.0, 1.0, 2.0]]) <= 1e-7
+
+
+def test_real_cubic_roots_at_the_ends_of_its_domain_and_refusals():
+    """Coefficients of modulus 1e-50 and 1e50 in every combination (the ends of the documented
+    domain, with signs): roots as accurate as in the bulk (1e-13 relative to mpmath, or ten
+    times numpy.roots' error); outside it (1e-300 made a3 x overflow to −inf roots), NaN, inf
+    and a zero a3 or a0 raise ValueError naming the coefficient."""
+    rng = np.random.default_rng(4)
+    for moduli in itertools.product((1e-50, 1e50), repeat=4):
+        coeffs = [m * rng.choice((-1.0, 1.0)) for m in moduli]
+        found = real_cubic_roots(*coeffs)
+        expected = _mp_roots(coeffs, dps=400)        # roots 150 decades apart
+        companion = _matched_error([np.roots(coeffs)], [expected])
+        assert _matched_error([found], [expected]) <= max(1e-13, 10 * companion), coeffs
+    bad = [((1e-300, 1.0, 1.0, 1.0), "a3=1e-300"), ((1.0, 1e60, 1.0, 1.0), "a2=1e+60"),
+           ((1.0, 1.0, np.nan, 1.0), "a1=nan"), ((1.0, 1.0, 1.0, np.inf), "a0=inf"),
+           ((0.0, 1.0, 1.0, 1.0), "a3=0.0"), ((1.0, 1.0, 1.0, 0.0), "a0=0.0")]
+    for coeffs, named in bad:
+        with pytest.raises(ValueError, match=re.escape(named)):
+            real_cubic_roots(*coeffs)
+    assert real_cubic_roots(1.0, 0.0, 0.0, -8.0)[0] == 2.0       # a2 = a1 = 0 allowed
 
 
 def test_last_axis_take_is_take_along_axis():

@@ -250,7 +250,16 @@ def real_cubic_roots(a3, a2, a1, a0):
     cancellation. Each root to a few ulps of its condition (√ε relative near a double root,
     as for every method; polish with :func:`polish_roots`). Returns ``[r, z, w]`` (complex:
     the non-real pair as z with Im z > 0 and w = conj z), about ten times cheaper than the
-    companion eigenvalues of ``numpy.roots`` for one cubic."""
+    companion eigenvalues of ``numpy.roots`` for one cubic.
+
+    Domain: a3 and a0 nonzero, every coefficient finite and 0 or of modulus within
+    [1e-50, 1e50] (so that no intermediate overflows or underflows; AttentionLaw's cubics
+    lie within [1e-16, 1e4]); other coefficients raise ``ValueError`` naming the first one
+    outside it."""
+    for name, value in (("a3", a3), ("a2", a2), ("a1", a1), ("a0", a0)):
+        if not (1e-50 <= abs(value) <= 1e50 or (value == 0 and name in ("a2", "a1"))):
+            raise ValueError(f"real_cubic_roots: {name} must be finite, of modulus within "
+                             f"[1e-50, 1e50] (a2 and a1 may be 0); got {name}={value!r}")
 
     def horner(x):                # P(x), P′(x) and the quotient's coefficients at x
         q0 = a3 * x
