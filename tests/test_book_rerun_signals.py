@@ -35,14 +35,20 @@ def _start_rerun(tmp_path, chapter, tag, *params):
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def _wait_for_children(tag, pid, count, timeout=60):
-    """Wait until the rerun has at least ``count`` descendants (kernel, sweep workers)."""
+def _wait_for_children(tag, process, count, timeout=120):
+    """Wait until the rerun has at least ``count`` descendants (kernel, sweep workers);
+    False once it has exited or after ``timeout`` seconds (a loaded CI machine)."""
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if len([p for p in _tagged_processes(tag) if p.pid != pid]) >= count:
+    while time.monotonic() < deadline and process.poll() is None:
+        if len([p for p in _tagged_processes(tag) if p.pid != process.pid]) >= count:
             return True
-        time.sleep(0.1)
+        time.sleep(0.05)
     return False
+
+
+#: Sweep sizes under which chapter 5's workers live for seconds, not ~0.1 s as with the
+#: quick sizes (which a poll on a loaded machine can miss: "no sweep worker started")
+LONG_SWEEP = ("ells=[1000,1500]", "draws=2")
 
 
 CASES = [(signal.SIGTERM, "starting"), (signal.SIGTERM, "kernel"),
@@ -58,14 +64,16 @@ def test_interrupted_rerun_leaves_nothing_behind(tmp_path, signum, moment):
     tag = uuid.uuid4().hex
     # a seed never used before: chapter 5's sweep cache cannot answer, so workers start
     seed = f"seed={uuid.uuid4().int % 2**31}"
-    process = _start_rerun(tmp_path, "05", tag, seed)
+    sizes = LONG_SWEEP if moment == "sweep-workers" else ()
+    process = _start_rerun(tmp_path, "05", tag, seed, *sizes)
     if moment == "starting":
         time.sleep(1.0)
     elif moment == "kernel":
-        assert _wait_for_children(tag, process.pid, 1), "no kernel started"
+        assert _wait_for_children(tag, process, 1), "no kernel started"
         time.sleep(1.0)
     else:   # chapter 5 runs its sweep in processes: kernel + at least one worker
-        assert _wait_for_children(tag, process.pid, 2), "no sweep worker started"
+        assert _wait_for_children(tag, process, 2), (
+            f"no sweep worker seen (exit status {process.poll()})")
     process.send_signal(signum)
     out, err = process.communicate(timeout=60)   # returns only once the pipes are closed
     if process.returncode == 0:
