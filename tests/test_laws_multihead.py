@@ -418,9 +418,9 @@ def test_domain_mass_and_moments_by_independent_quadrature(config):
 @pytest.mark.parametrize("config", TINY_BETA + [(64, 128, 2, "none", BETA_MIN)], ids=str)
 def test_beta_min_density_overflows_quietly_and_refusals_say_why(config):
     """At β = BETA_MIN (s = 1e-300) the density, of order 1/s near its edges, may exceed the
-    float range: no RuntimeWarning, inf where it does; a law that cannot then meet its
-    accuracy is refused naming β and the float range; a law that builds has finite moments
-    and a density beyond the support of 0 (x/s = inf included)."""
+    float range: no RuntimeWarning; a law that cannot then meet its accuracy is refused
+    naming β and the float range; a law that builds has finite moments and a density beyond
+    the support of 0 (x/s = inf included)."""
     ell, d, H, tie, beta = config
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
@@ -431,6 +431,18 @@ def test_beta_min_density_overflows_quietly_and_refusals_say_why(config):
             return
         assert law.pdf(np.array([1e300]))[0] == 0.0 and law.density(np.array([-1.0]))[0] == 0.0
         assert np.isfinite(law.mean()) and law.mean() > 0
+
+
+def test_density_beyond_the_float_range_is_inf_without_warnings():
+    """At a hard edge at 0 (kv, ℓ = d: ρ ~ x^{-2/3}) and β = 1e-140 (s = 1e-280) the true
+    density at x = 5e-324 is ≈ 1.6e309, beyond the float range: pdf gives inf, quietly; at
+    1e-320 it is ≈ 2e306, finite, and the density falls as x^{-2/3} between them."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        law = MultiHeadLaw(64, 64, 2, 1e-140, "kv")
+        rho = law.pdf(np.array([5e-324, 1e-320, 1e-310]))
+    assert rho[0] == np.inf and np.all(np.isfinite(rho[1:]))
+    assert rho[1] / rho[2] == pytest.approx(1e-10 ** (-2 / 3), rel=1e-3)
 
 
 SUPPORT_CASES = [(64, 128, H, tie, beta) for H in (1, 2, 8)

@@ -439,9 +439,10 @@ class MultiHeadLaw(SpectralLaw):
         """Density −Im G_Y(x + i0)/π at any real x (no support bookkeeping; vectorised).
 
         Computed as ρ_s(x/s)/s, with ρ_s the density of x/s (s = e^{β²} − 1): inf where the
-        density exceeds the float range, which happens only for s below ~1e-290 (β ≲ 1e-145,
-        near BETA_MIN), where ρ is of order 1/s near its edges; the build then refuses such a
-        law by name (:class:`UnresolvedLawError`)."""
+        true density exceeds the float range. That happens near the edges for s below ~1e-290
+        (β ≲ 1e-145, near BETA_MIN), where ρ is of order 1/s, and the build then refuses such a
+        law by name (:class:`UnresolvedLawError`); and, at a hard edge at 0 where ρ ~ x^{-e},
+        at subnormal x for small s (e.g. ``pdf(5e-324)`` at β = 1e-140, where ρ ≈ 1.6e309)."""
         x = as_float_array(x)
         with np.errstate(over="ignore"):            # x/s and ρ_s/s: IEEE inf beyond the range
             return self._rho(x / self._unit) / self._unit
@@ -728,7 +729,7 @@ class MultiHeadLaw(SpectralLaw):
         par = self._par
         if self._unit < _UNIT_OVERFLOWS:
             return (f"beta={par['beta']!r} (too small: the density, of order 1/s near its "
-                    f"edges with s = e^(beta^2) - 1 = {self._unit:.3g}, exceeds the float "
+                    f"edges with s = e^(beta^2) - 1 = {self._unit:.3g}, may exceed the float "
                     "range)")
         if par["beta"] < 0.05:
             return (f"beta={par['beta']!r} (too small: the noise part of the support, of "
