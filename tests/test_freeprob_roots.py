@@ -146,6 +146,17 @@ def test_quartic_discriminant_sign_floats_agree_with_rationals():
         assert quartic_discriminant_sign(coeffs) == (exact > 0) - (exact < 0)
 
 
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")])
+def test_quartic_discriminant_sign_refuses_non_finite_coefficients(bad):
+    """NaN or ±inf fell through to the integer path and raised float.as_integer_ratio's own
+    error; now a ValueError naming the coefficient."""
+    for i in range(5):
+        coeffs = [1.0, -2.0, 0.5, 3.0, -1.0]
+        coeffs[i] = bad
+        with pytest.raises(ValueError, match=f"coefficient {i} .*must be finite"):
+            quartic_discriminant_sign(coeffs)
+
+
 def test_real_cubic_roots_against_mpmath():
     """Kahan's scalar cubic: every root within 1e-13 relative of mpmath's, or within ten
     times the error of ``numpy.roots`` (companion eigenvalues) where a root is that badly

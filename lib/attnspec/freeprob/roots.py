@@ -227,8 +227,13 @@ def quartic_discriminant_sign(coeffs):
     sum beyond 1e-14·Σ|term| has its sign. Otherwise the coefficients are scaled to
     integers (their denominators are powers of 2) and the terms summed in Python integers.
     For real coefficients, negative: two real roots and one non-real pair; positive: four
-    real roots or two pairs; zero: a multiple root."""
+    real roots or two pairs; zero: a multiple root. A coefficient that is not finite raises
+    ``ValueError`` naming it."""
     values = [float(c) for c in coeffs]
+    for i, v in enumerate(values):
+        if not math.isfinite(v):
+            raise ValueError(f"quartic_discriminant_sign: coefficient {i} (of g^{4 - i}) must "
+                             f"be finite; got {v!r}")
     if all(v == 0 or 1e-40 <= abs(v) <= 1e40 for v in values):
         terms = _quartic_discriminant_terms(*values)
         disc = sum(terms)
