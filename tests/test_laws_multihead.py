@@ -527,3 +527,28 @@ def test_edge_start_is_the_projection_on_the_axis():
     assert _on_axis(0.3 - 0.2j, 0.4 - 0.3j) == 0.3 - 0.2j
     assert _on_axis(0.3 - 0.2j, np.nan) == 0.3 - 0.2j
     assert _on_axis(-0.2j, 0.5 + 0j) == -0.2j
+
+
+@pytest.mark.parametrize("config", [(1000, 2000, 8, 1.0, "none"), (1000, 1000, 8, 1.0, "none"),
+                                    (1000, 2000, 8, 1.0, "kv"), (100, 3000, 2, 1.0, "kv"),
+                                    (900, 1000, 8, 0.3, "shared_pattern"),
+                                    (64, 64, 8, 0.5, "shared_pattern"),
+                                    (64, 128, 2, 26.0, "none")], ids=str)
+def test_built_density_from_the_series_agrees_with_newton(config):
+    """Once built, the density inside the support is the CDF series' derivative where its
+    bound allows (``_SERIES_RTOL``), else Newton's method: it equals Newton's density
+    (−Im G/π from :meth:`MultiHeadLaw.cauchy`) to 2e-10 pointwise (relative) where the series
+    is used, on 400 points per interval plus points 1e-2..1e-10 of the length from each end;
+    the points next to a soft edge fall back to Newton's method, whose results there depend on
+    its starting points at 1e-9 of the maximum (as in the long-ladder test above)."""
+    law = MultiHeadLaw(*config)
+    x = np.concatenate([np.concatenate([np.linspace(a, b, 402)[1:-1],
+                                        a + (b - a) * np.geomspace(1e-2, 1e-10, 9),
+                                        b - (b - a) * np.geomspace(1e-2, 1e-10, 9)])
+                        for a, b in law.intervals()])
+    rho = law.density(x)
+    newton = np.maximum(-law.cauchy(x).imag / np.pi, 0.0)
+    _, series = law._stack.pdf(x, 1e-11)
+    assert series.mean() > 0.9 and not series.all()
+    assert np.max(np.abs(rho - newton)) <= 1e-9 * np.max(newton)
+    assert_allclose(rho[series], newton[series], rtol=2e-10, atol=0)

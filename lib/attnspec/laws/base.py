@@ -64,7 +64,11 @@ check of the density itself). ``ppf`` inverts the same series by bracketed Newto
 side by side, with per-point map parameters), summing the series Σ c_k T_k(y) as
 Re Σ c_k e^{ikφ}, φ = arccos y, by Horner in blocks of ~√(length) powers (a few array
 operations per block instead of three per term). The reference moments of the build check,
-and moments without a closed form, use the same interpolants (Fejér quadrature).
+and moments without a closed form, use the same interpolants (Fejér quadrature). A law
+whose own density is costly may read it off the built series instead (``_Stack.pdf``: the
+series' derivative over dx/dy, with the points where the series' error bound, its tail
+estimate plus the rounding of the sum, exceeds a given fraction of the density left to the
+law; ``MultiHeadLaw`` does).
 
 A density that keeps one power law over many decades (e.g. x^{-2/3} between a change near
 the left end o and the right edge) is cut by ``graded_pieces``: a short piece up to
@@ -234,6 +238,7 @@ _P_LEFT = {"soft": 3.0, "hard": 1.0, "hard34": 1.0, "hard23": 2.0, "hard-sin6": 
 
 
 _FEW_POINTS, _CHUNK = 24, 1 << 15
+_EPS = np.finfo(float).eps
 
 
 def _series_sum(y, columns, j):
@@ -305,6 +310,11 @@ class _Stack:
         self.p_right = np.where(self.log, 1.0, 3.0)
         self.cumulative = self._columns([p.cumulative for p in pieces])
         self.density = self._columns([p.density for p in pieces])
+        # error of each piece's density series: its tail estimate plus the rounding of the
+        # sum, ε Σ_k k|c_k| (see _series_sum)
+        k = np.arange(self.density.shape[0])[:, None]
+        self.density_error = (np.array([p.error for p in pieces])
+                              + _EPS * (k * np.abs(self.density)).sum(axis=0))
         self._tables = None
 
     @staticmethod
@@ -350,6 +360,24 @@ class _Stack:
         if power.any():
             out[power] = _sin_map_inverse(x[power], a[power], b[power], m[power])
         return out
+
+    # ----- density -----------------------------------------------------------------------
+    def pdf(self, x, rtol):
+        """The density ρ(x) = (dC/dy)/(dx/dy) from the series of the piece holding x (y =
+        2θ/π − 1), and where it is within ``rtol`` of ρ(x): the piece's error bound
+        (``density_error``) over |dC/dy| is at most rtol.  Points not strictly inside a piece,
+        or where the bound is larger (close to an edge, where dC/dy → 0), are not."""
+        j = np.minimum(np.searchsorted(self.b, x, side="right"), self.b.size - 1)
+        ok = (x > self.a[j]) & (x < self.b[j])
+        rho = np.zeros(x.shape)
+        if ok.any():
+            ji = j[ok]
+            theta = self.theta_of_x(x[ok], ji)
+            slope = _series_sum(theta * (2 / np.pi) - 1.0, self.density, ji)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                rho[ok] = slope / (self.x_and_slope(theta, ji)[1] * (0.5 * np.pi))
+                ok[ok] = (self.density_error[ji] <= rtol * np.abs(slope)) & np.isfinite(rho[ok])
+        return rho, ok
 
     # ----- cdf ---------------------------------------------------------------------------
     def cdf(self, x):
