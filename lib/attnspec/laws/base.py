@@ -364,9 +364,11 @@ class _Stack:
     # ----- density -----------------------------------------------------------------------
     def pdf(self, x, rtol):
         """The density ρ(x) = (dC/dy)/(dx/dy) from the series of the piece holding x (y =
-        2θ/π − 1), and where it is within ``rtol`` of ρ(x): the piece's error bound
-        (``density_error``) over |dC/dy| is at most rtol.  Points not strictly inside a piece,
-        or where the bound is larger (close to an edge, where dC/dy → 0), are not."""
+        2θ/π − 1), and ``ok`` where the piece's error bound (``density_error``: the series'
+        tail estimate and the rounding of its sum, not the error of the density samples it
+        was built from) is at most ``rtol``·|dC/dy|.  Not ok: points not strictly inside a
+        piece (gaps, cuts, ends, outside, NaN) and where the bound is larger (next to a soft
+        edge, where dC/dy → 0)."""
         j = np.minimum(np.searchsorted(self.b, x, side="right"), self.b.size - 1)
         ok = (x > self.a[j]) & (x < self.b[j])
         rho = np.zeros(x.shape)

@@ -343,9 +343,10 @@ class MultiHeadLaw(SpectralLaw):
     where rounding of z limits the solver, and the CDF series has one piece below b/10 and one
     above.  Once built, the density inside a piece is the derivative of its CDF series
     (``_Stack.pdf`` in :mod:`attnspec.laws.base`) wherever the series' error bound is below
-    ``_SERIES_RTOL`` = 1e-11 of the density; the points closer to an edge, where the density
-    and the bound's denominator vanish, are solved by Newton's method as above.  The atom at 0 is ``max(0, 1 − min(rank, d)/ℓ)``.  Across-head ties return the untied
-    law (``output_keys``: confirmed by Monte Carlo only, see chapter A1).
+    ``_SERIES_RTOL`` = 1e-11 of the density; the points closer to a soft edge, where the
+    density falls towards 0, are solved by Newton's method as above.  The atom at 0 is
+    ``max(0, 1 − min(rank, d)/ℓ)``.  Across-head ties return the untied law (``output_keys``:
+    confirmed by Monte Carlo only, see chapter A1).
 
     Accuracy (checked at every build by the base class, else UnresolvedLawError): total mass
     1 − atom and the CDF series' tail estimate to 1e-10 (``MASS_TOL``), the first two moments
@@ -354,7 +355,7 @@ class MultiHeadLaw(SpectralLaw):
     second method (polynomial method, untied; forward Silverstein–Bai fixed point, kv) to
     ~1e-13; the mass is 1 to ~1e-14 (to ~1e-11 at x^{-3/4} edges); density moments match the
     exact series to 1e-10 (``tests/test_laws_multihead.py``).  The density from the CDF series
-    agrees with Newton's method to 2e-11 of its maximum and 6e-11 pointwise (relative, on 205
+    agrees with Newton's method to ~2e-11 of its maximum and 6e-11 pointwise (relative, on 205
     laws; the largest next to soft edges, where Newton's own error is of that order); on 400
     points it takes about a fifth of the time of the Newton solves.
 
