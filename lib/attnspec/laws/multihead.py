@@ -70,7 +70,7 @@ def _chain(ell, d, heads, beta, tie, d_head, d_value, groups, unit=1.0):
     return chain, atom, params
 
 
-def _closed_form(chain):
+def _closed_form_moments(chain):
     """m₁, m₂ from the closed forms (a)–(c) of MATH.md §6, in units of ``chain.unit``."""
     s, a2, b2, H = chain.s, chain.alpha2, chain.b2, chain.heads
     if chain.kind == "untied":
@@ -163,7 +163,7 @@ def multihead_moments(ell, d, heads, beta, tie="none", d_head=None, d_value=None
     chain, _, params = _chain(ell, d, heads, beta, tie, d_head, d_value, groups, unit=None)
     order = check_int("order", order, min=1)
     scaled = check_bool("scaled", scaled)
-    exact = _closed_form(chain)
+    exact = _closed_form_moments(chain)
     moments = exact[:order] if order <= 2 else exact + list(chain_moments(chain, order)[2:])
     if scaled:
         return [float(m) for m in moments]
@@ -391,7 +391,7 @@ class MultiHeadLaw(SpectralLaw):
         self._chain, self._atom, self._par = _chain(ell, d, heads, beta, tie, d_head, d_value,
                                                     groups, unit=None)
         self._unit = self._chain.unit             # s: the solver works with the law of x/s
-        self._scale = float(_closed_form(self._chain)[0])   # m₁/s
+        self._scale = float(_closed_form_moments(self._chain)[0])   # m₁/s
         self._known = (np.empty(0), np.empty(0, complex))   # solved (x/s, log p), sorted
         self._tail = None                                    # hard-edge series near 0
         self._diverges = False                               # p → ∞ at that hard edge
@@ -412,7 +412,7 @@ class MultiHeadLaw(SpectralLaw):
             raise UnresolvedLawError(f"{error}{_ADVICE}") from error
 
     def _reference_moments(self):
-        return self._unit, _closed_form(self._chain)
+        return self._unit, _closed_form_moments(self._chain)
 
     # ---- hooks of SpectralLaw ---------------------------------------------------------------
     def _params(self):
