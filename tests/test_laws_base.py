@@ -226,6 +226,8 @@ def test_series_density_against_the_laws_own_density(name):
         assert not ok[-1]                                  # b − 1e-12 (b − a): a soft edge
         own = _newton_free_density(law, x[ok])
         assert_allclose(rho[ok], own, rtol=2e-10, atol=0)
-    outside = np.array([-1.0, law.support()[1] * 1.5, np.nan, *[b for _, b in law.intervals()]])
+    intervals = law.intervals()
+    gaps = [0.5 * (b + a) for (_, b), (a, _) in zip(intervals[:-1], intervals[1:])]
+    outside = np.array([-1.0, law.support()[1] * 1.5, np.nan, *[b for _, b in intervals], *gaps])
     rho, ok = stack.pdf(outside, rtol)
     assert not ok.any()
