@@ -361,6 +361,13 @@ class _Stack:
             out[power] = _sin_map_inverse(x[power], a[power], b[power], m[power])
         return out
 
+    def _locate(self, x):
+        """``(n_below, j, inside)``: the number of pieces entirely below each x, the piece j
+        that may hold it (the next one, or the last), and whether x is strictly inside it."""
+        n_below = np.searchsorted(self.b, x, side="right")
+        j = np.minimum(n_below, self.b.size - 1)
+        return n_below, j, (x > self.a[j]) & (x < self.b[j])
+
     # ----- density -----------------------------------------------------------------------
     def pdf(self, x, rtol):
         """The density ρ(x) = (dC/dy)/(dx/dy) from the series of the piece holding x (y =
@@ -369,8 +376,7 @@ class _Stack:
         was built from) is at most ``rtol``·|dC/dy|.  Not ok: points not strictly inside a
         piece (gaps, cuts, ends, outside, NaN) and where the bound is larger (next to a soft
         edge, where dC/dy → 0)."""
-        j = np.minimum(np.searchsorted(self.b, x, side="right"), self.b.size - 1)
-        ok = (x > self.a[j]) & (x < self.b[j])
+        j, ok = self._locate(x)[1:]
         rho = np.zeros(x.shape)
         if ok.any():
             ji = j[ok]
@@ -385,10 +391,8 @@ class _Stack:
     def cdf(self, x):
         """Mass below x (atom included) for x ≥ 0 outside the pieces' interiors and the
         series of its piece inside one (the caller sets the top of the support to 1)."""
-        n_below = np.searchsorted(self.b, x, side="right")       # pieces entirely below x
+        n_below, j, inside = self._locate(x)
         out = np.where(x >= 0, self.start[n_below], 0.0)
-        j = np.minimum(n_below, self.b.size - 1)
-        inside = (x > self.a[j]) & (x < self.b[j])
         if inside.any():
             ji = j[inside]
             y = self.theta_of_x(x[inside], ji) * (2 / np.pi) - 1.0
