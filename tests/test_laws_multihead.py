@@ -18,7 +18,8 @@ from multihead_oracles import cauchy_forward, cauchy_polynomial, critical_value
 
 from attnspec.freeprob.chains import Chain, chain_moments
 from attnspec.hermite import BETA_MAX
-from attnspec.laws.multihead import BETA_MIN, MultiHeadLaw, UnresolvedLawError, multihead_moments
+from attnspec.laws.multihead import (_SERIES_RTOL, BETA_MIN, MultiHeadLaw, UnresolvedLawError,
+                                     multihead_moments)
 from attnspec.sampling.multihead import multihead_output
 from attnspec.sampling.ties import ACROSS_HEAD_TIES, TIES
 from attnspec.spectra import ks_distance, squared_singular_values
@@ -548,7 +549,7 @@ def test_built_density_from_the_series_agrees_with_newton(config):
                         for a, b in law.intervals()])
     rho = law.density(x)
     newton = np.maximum(-law.cauchy(x).imag / np.pi, 0.0)
-    _, series = law._stack.pdf(x, 1e-11)
+    _, series = law._stack.pdf(x, _SERIES_RTOL)
     assert series.mean() > 0.9 and not series.all()
     assert np.max(np.abs(rho - newton)) <= 1e-9 * np.max(newton)
     assert_allclose(rho[series], newton[series], rtol=2e-10, atol=0)
