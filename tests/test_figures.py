@@ -2,11 +2,12 @@
 
 The smallest text of each figure, as rendered: at a 1280 px window at least ``LAPTOP_PX`` CSS
 px; at 390 px (a phone) at least ``PHONE_PX``, or the figure is a link to its full-size image
-(``_assets/attnspec.js``). Figures are SVG with their text kept as text
-(:func:`attnspec.plotting.use_book_style`), so the test reads each text's font size in the
-file and scales it by the figure's rendered width over its intrinsic width. The size of a text
-is that of its line; sub- and superscripts inside a formula are typeset at 70 % of it, as in
-print. A raster figure, or an SVG without text, cannot be measured and fails. The sizes are
+(``_assets/attnspec.js``). Figures are SVG (:func:`attnspec.plotting.use_book_style`);
+matplotlib draws each text as a group ``text_N`` whose glyphs are scaled by font size / 100,
+so the test reads each text's font size in the file and scales it by the figure's rendered
+width over its intrinsic width. The size of a text is that of its line; sub- and superscripts
+inside a formula are typeset at 70 % of it, as in print. A raster figure, or an SVG without
+text, cannot be measured and fails. The sizes are
 written to ``_build/screenshots/figure_text.json``. Needs ``make book``; in CI a missing browser
 or book is a failure.
 """
@@ -22,7 +23,9 @@ from test_site import HTML, SHOTS, WAIT_FOR_MATHJAX, _pages, browser, site  # no
 LAPTOP_PX = 9
 PHONE_PX = 7
 SVG = "{http://www.w3.org/2000/svg}"
-FONT_SIZE = re.compile(r"font-size:\s*([\d.]+)px")
+#: the scale of a text's glyphs: font size / 100 (``scale(0.09 -0.09)`` for 9 pt)
+GLYPH_SCALE = re.compile(r"scale\(([\d.]+) -([\d.]+)\)")
+TEXT_GROUP = re.compile(r"text_\d+$")
 
 FIGURES = """
 return Array.from(document.querySelectorAll('.bd-article figure img, .bd-article .cell_output img'))
@@ -35,14 +38,16 @@ return Array.from(document.querySelectorAll('.bd-article figure img, .bd-article
 def smallest_text(path):
     """``(smallest font size, intrinsic width)`` of an SVG, both in its own user units.
 
-    The size of a ``<text>`` element is its largest glyph's (the line, not its scripts)."""
+    The size of a text is the scale of its line's glyphs (its scripts are scaled further)."""
     root = ET.parse(path).getroot()
     width = float(root.get("viewBox").split()[2])
     sizes = []
-    for text in root.iter(f"{SVG}text"):
-        found = [float(v) for node in text.iter() for v in FONT_SIZE.findall(node.get("style", ""))]
-        if found and "".join(text.itertext()).strip():
-            sizes.append(max(found))
+    for group in root.iter(f"{SVG}g"):
+        if TEXT_GROUP.match(group.get("id", "")):
+            found = [100 * float(m[0]) for node in group.iter(f"{SVG}g")
+                     for m in GLYPH_SCALE.findall(node.get("transform", ""))]
+            if found:
+                sizes.append(max(found))
     return (min(sizes) if sizes else None), width
 
 
@@ -56,10 +61,10 @@ def test_smallest_text_is_read_from_the_svg(tmp_path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    with plt.rc_context({"svg.fonttype": "none"}):
+    with plt.rc_context({"svg.fonttype": "path"}):
         fig = plt.figure(figsize=(3, 1))
         fig.text(0.1, 0.6, r"law $\nu_\infty$", fontsize=11)
-        fig.text(0.1, 0.2, "ticks", fontsize=9.5)
+        fig.text(0.1, 0.2, "ticks", fontsize=9.5, rotation=90)
         fig.savefig(tmp_path / "f.svg")
         plt.close(fig)
     assert smallest_text(tmp_path / "f.svg") == (9.5, 216.0)

@@ -9,8 +9,9 @@ The figure policy (what a reader sees, on a laptop and on a phone):
   column, 660 CSS px at a 1280 px window), so it is shown at its natural size, never shrunk;
 - every text is at least :data:`MIN_FONT_PT` points at that width (12 CSS px on a laptop);
   :func:`text_sizes` measures a figure;
-- figures are SVG with their text kept as text: sharp on 2× screens and in the PDF, and
-  measurable (``tests/test_figures.py`` reads the sizes in the built book);
+- figures are SVG (vector): sharp on 2× screens and in the PDF. Glyphs are paths, so every
+  browser draws them alike; each text keeps its size as the scale of its group, which
+  ``tests/test_figures.py`` reads in the built book;
 - legends sit outside the data, below the axes (:func:`legend_below`);
 - panels are laid out by matplotlib's constrained layout; on a phone a figure opens full size
   on a tap (``_assets/attnspec.js`` makes every figure a link to its image).
@@ -54,7 +55,7 @@ def book_style():
         "figure.dpi": 96,
         "figure.constrained_layout.use": True,
         "savefig.dpi": 200,            # a PNG, if one is saved, is sharp on 2x screens
-        "svg.fonttype": "none",        # SVG text stays text: sharp, searchable, measurable
+        "svg.fonttype": "path",        # glyphs as paths: drawn alike by every browser and PDF
         "axes.spines.top": False,
         "axes.spines.right": False,
         "axes.grid": False,
@@ -73,7 +74,7 @@ def book_style():
 
 
 def use_book_style():
-    """Apply :func:`book_style` and, in a notebook, show figures as SVG (vector, text kept)."""
+    """Apply :func:`book_style` and, in a notebook, show figures as SVG (vector)."""
     import matplotlib.pyplot as plt
 
     plt.rcParams.update(book_style())
