@@ -31,8 +31,9 @@ __all__ = ["book_style", "use_book_style", "subplots", "legend_below", "legend_b
            "ks_against_ell"]
 
 #: Width of every figure, in inches: the text column of the book's site (660 CSS px at a
-#: 1280 px window; 96 CSS px per inch), so a figure is shown at its natural size.
-COLUMN_WIDTH = 6.8
+#: 1280 px window, 6.875 in at 96 CSS px per inch) less the 0.1 in margin the notebook adds on
+#: each side, so a figure is shown at its natural size.
+COLUMN_WIDTH = 6.6
 
 #: Smallest font size of any text in a figure, in points at :data:`COLUMN_WIDTH` (9 pt is
 #: 12 CSS px on a laptop; on a phone the figure opens full size on a tap).
