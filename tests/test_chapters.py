@@ -94,7 +94,7 @@ def test_chapter_reruns_at_small_sizes(path, tmp_path):
         assert assigned.get(name) == value, (name, injected[0].source)
     page = out.with_suffix(".html").read_text()   # the rerun's HTML page (book.report)
     assert "{glue" not in page and "not glued" not in page
-    assert "data:image/png;base64," in page
+    assert "data:image/svg+xml;base64," in page     # the book's figures are SVG
 
 
 def test_a_failing_rerun_leaves_nothing_behind(tmp_path, monkeypatch):

@@ -5,6 +5,7 @@ string and a figure with myst-nb's own ``glue``; the page must show the glued va
 prose refers to them, embed the figure, and the kernel must not warn about TCP.
 """
 
+import re
 import subprocess
 import sys
 import textwrap
@@ -94,3 +95,16 @@ def test_a_missing_glue_key_is_marked_not_silently_dropped():
 def test_format_spec_of_glue_text_is_applied():
     html = render_markdown("x = {glue:text}`v:.2f`", {"v": {"text/plain": "3.14159"}})
     assert "x = 3.14" in html
+
+
+def test_an_svg_figure_is_embedded_as_an_image_with_its_alt_text():
+    """The book's figures are SVG: each becomes an <img> of its own (ids stay apart), alt kept."""
+    import base64
+
+    from attnspec.book.report import _image_html
+
+    svg = '<svg xmlns="http://www.w3.org/2000/svg" width="10pt"><g id="text_1"/></svg>'
+    out = _image_html({"image/svg+xml": [svg]}, alt='a "b"')
+    data = re.fullmatch(r'<img src="data:image/svg\+xml;base64,([^"]+)" alt="a &quot;b&quot;">',
+                        out)
+    assert data and base64.b64decode(data[1]).decode() == svg

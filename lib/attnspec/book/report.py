@@ -5,7 +5,8 @@ with what makes the book's pages trustworthy carried over:
 
 - the prose's ``{glue:text}`` / ``{glue}`` roles are replaced by the values the run glued, and
   ``{glue:figure}`` directives by the glued figures, so every number in the text is this run's;
-- figures are embedded (base64 PNG or inline SVG): the page is a single file;
+- figures are embedded (base64 PNG or SVG images, with their alt text): the page is a single
+  file;
 - cells tagged ``remove-cell`` (the install cell) are left out, ``remove-input`` cells show only
   their output, and code is folded under "code" like ``hide-input``;
 - maths is typeset by the book's own MathJax (``_vendor/static``) when the page is opened inside
@@ -18,6 +19,7 @@ exercises, solutions) become titled boxes.
 from __future__ import annotations
 
 import ast
+import base64
 import html
 import os
 import re
@@ -68,8 +70,9 @@ def _image_html(bundle, alt=""):
     if "image/png" in bundle:
         data = "".join(bundle["image/png"]).replace("\n", "")
         return f'<img src="data:image/png;base64,{data}" alt="{alt}">'
-    if "image/svg+xml" in bundle:
-        return "".join(bundle["image/svg+xml"])
+    if "image/svg+xml" in bundle:     # as an image: each figure's ids stay its own
+        data = base64.b64encode("".join(bundle["image/svg+xml"]).encode()).decode()
+        return f'<img src="data:image/svg+xml;base64,{data}" alt="{alt}">'
     return None
 
 
