@@ -18,7 +18,7 @@ import xml.etree.ElementTree as ET
 from urllib.parse import unquote, urlparse
 
 import pytest
-from test_site import HTML, SHOTS, WAIT_FOR_MATHJAX, _pages, browser, site  # noqa: F401
+from test_site import HTML, SHOTS, _pages, browser, site  # noqa: F401
 
 LAPTOP_PX = 9
 PHONE_PX = 7
@@ -72,8 +72,7 @@ def test_smallest_text_is_read_from_the_svg(tmp_path):
 
 def _measure(browser, site, page, window):
     browser.set_window_size(window, 1000)
-    browser.get(f"{site}/{page}")
-    browser.execute_async_script(WAIT_FOR_MATHJAX)
+    browser.get(f"{site}/{page}")          # returns once the page and its images loaded
     rows = []
     for figure in browser.execute_script(FIGURES):
         path = _file(figure["src"])
