@@ -62,7 +62,8 @@ def _bar(total, description, enabled):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # tqdm.auto warns when ipywidgets is missing
         from tqdm.auto import tqdm
-    return tqdm(total=total, desc=description, unit="B", unit_scale=True, unit_divisor=1024)
+    return tqdm(total=total, desc=description, unit="B", unit_scale=True, unit_divisor=1024,
+                mininterval=1.0)
 
 
 def _run_pip(command, progress, description):
