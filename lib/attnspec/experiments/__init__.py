@@ -6,6 +6,6 @@ studies), ``thresholds`` (scales of the threshold for linearisation, finite-ℓ 
 ``operator_norm`` (the top singular value of A and the norm of the linear model), ``row_sums``
 (row-sum fluctuations measured), ``prior_model`` (the i.i.d.-score model against softmax),
 ``realistic`` (the theorem's assumptions relaxed one at a time), ``tables`` (their rows and
-text formats) and ``trained_heads`` (chapter 10's measurements of a pretrained model). A new
+text formats) and ``trained_heads`` (chapter 9's measurements of a pretrained model). A new
 study gets a new module here.
 """
