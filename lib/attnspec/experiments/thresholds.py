@@ -175,7 +175,7 @@ def threshold_scales(ell):
 
 @dataclass(frozen=True)
 class RowSumFluctuation:
-    r"""Relative standard deviation of a softmax row sum rᵢ = Σₖ e^{βSᵢₖ} (appendix A4 §5; this book's derivation).
+    r"""Relative standard deviation of a softmax row sum rᵢ = Σₖ e^{βSᵢₖ} (appendix A4 §5).
 
     Attributes
     ----------
