@@ -82,9 +82,14 @@ notebooks: setup
 test: book
 	$(SERIAL_BLAS) $(PY) -m pytest tests chapters $(NBVAL) --durations=15 $(PARALLEL)
 
+# CHAPTER and PARAMS reach the command through the environment, never pasted into the shell
+# line: `PARAMS='ell=1;touch X'` runs nothing, and `betas=[0.5, 1]` stays one value
+# (attnspec splits the text at spaces outside brackets and quotes).
+rerun: export ATTNSPEC_CHAPTER = $(value CHAPTER)
+rerun: export ATTNSPEC_PARAMS = $(value PARAMS)
 rerun: setup
-	@test -n "$(CHAPTER)" || { echo 'usage: make rerun CHAPTER=03 PARAMS="beta=1.5 ell=500"'; $(BIN)/attnspec chapters; exit 2; }
-	@$(BIN)/attnspec rerun $(CHAPTER) $(PARAMS)
+	@test -n "$$ATTNSPEC_CHAPTER" || { echo 'usage: make rerun CHAPTER=03 PARAMS="beta=1.5 ell=500"'; $(BIN)/attnspec chapters; exit 2; }
+	@$(BIN)/attnspec rerun "$$ATTNSPEC_CHAPTER" --params "$$ATTNSPEC_PARAMS"
 
 baseline: setup
 	@test -n "$(CHAPTER)" || { echo "usage: make baseline CHAPTER=03"; exit 2; }
