@@ -92,8 +92,9 @@ def test_chapter_reruns_at_small_sizes(path, tmp_path):
                 for node in ast.parse(injected[0].source).body if isinstance(node, ast.Assign)}
     for name, value in CHAPTERS[path.stem].quick.items():   # values, not their spelling
         assert assigned.get(name) == value, (name, injected[0].source)
-    page = page_of(out).read_text()   # the rerun's page (book.rerun_page), built strictly
-    assert "{glue" not in page and 'class="caption-number">Fig. ' in page
+    page = page_of(out)   # the rerun's page (book.rerun_page), built strictly
+    assert "{glue" not in page.read_text()
+    assert 'class="caption-number">Fig. ' in page.read_text()
     assert list((page.parent.parent / "_images").glob("*.png"))
 
 

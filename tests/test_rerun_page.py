@@ -172,3 +172,18 @@ def test_a_rerun_of_chapter_3_renders_in_a_browser_after_its_folder_moves(tmp_pa
     assert not re.search(r"\{(cite|numref|ref|eq|doc|prf:ref|glue)(:[\w-]+)?\}`", text)
     assert "```{" not in text and ":::{" not in text
     assert "exercise-end" not in text and "not glued" not in text
+
+
+def test_other_pages_are_named_from_the_book_s_sources():
+    """Labels and pages of the other chapters, as the plain text that replaces them."""
+    from attnspec.book.rerun_sphinx import book_targets
+
+    docs, labels = book_targets(str(ROOT), "chapters/07_key_dependent_projections")
+    assert docs["chapters/06_multihead_equivalence"] == \
+        "chapter 6 (Multi-head attention and its Gaussian equivalent)"
+    assert docs["chapters/A1_multihead_law_derivation"].startswith("appendix A1 (The ")
+    assert labels["ch06-moments"] == "an equation of chapter 6"
+    assert labels["ex-06-derive"] == "an exercise of chapter 6"
+    assert labels["thm-03-ge"] == "Theorem (Gaussian equivalence for self-attention) of chapter 3"
+    assert labels["ch02"].startswith("chapter 2 (Background")
+    assert not any(label.startswith("fig-07") for label in labels)   # the chapter's own

@@ -75,7 +75,8 @@ def build_parser():
 
     rerun = sub.add_parser("rerun", help="execute a chapter with other parameters (papermill)",
                            description="Execute a chapter with other parameters; prints the "
-                                       "path of the executed notebook.")
+                                       "path of the executed notebook and of its page (the "
+                                       "chapter built as the book shows it).")
     rerun.add_argument("chapter", help="the chapter's number as the book shows it (3 or 03), "
                                        "its file name, or a fragment of its name (threshold)")
     rerun.add_argument("params", nargs="*", metavar="NAME=VALUE",

@@ -21,6 +21,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -132,8 +133,11 @@ def _build(src, html, quiet):
                            "latex_individualpages": False, "nitpicky": True},
             builder="html", warningiserror=True, keep_going=True, freshenv=True)
     if isinstance(result, Exception) or result:
+        plain = re.sub(r"\x1b\[[0-9;]*m", "", log.getvalue())     # no terminal colours
+        messages = [line for line in plain.splitlines()
+                    if "WARNING" in line or "ERROR" in line] or [plain[-4000:]]
         raise PageBuildError("Jupyter Book could not build the rerun's page (warnings are "
-                             f"errors):\n{log.getvalue()[-4000:]}")
+                             "errors):\n" + "\n".join(messages[:20]))
 
 
 def write_page(executed, folder, *, book_root, stem, parameters, chapter_number, quiet=True):

@@ -6,7 +6,8 @@
 - A reference to another page of the book (``{doc}``, ``{ref}``, ``{numref}``, ``{eq}``,
   ``{prf:ref}``), which a one-page build cannot resolve, becomes plain text naming that page:
   its own text when the reference gives one, else "chapter 2 (Background)", "an equation of
-  chapter 2", "a theorem of chapter 3". The targets are read from the book's sources
+  chapter 2", "a theorem of chapter 3". A ``{func}`` of the library (documented on the API
+  page) becomes its name in code type. The targets are read from the book's sources
   (``attnspec_book_root``) with MyST's parser; a reference found there neither nor here stays
   a build warning, which fails the build.
 """
@@ -107,6 +108,7 @@ def _page_name(docname, title):
     if prefix.isdigit():
         return f"chapter {int(prefix)}", f"chapter {int(prefix)} ({title})"
     if prefix[:1] == "A" and prefix[1:].isdigit():
+        title = title.removeprefix(f"{prefix}.").strip()      # "A1. The law" → "The law"
         return f"appendix {prefix}", f"appendix {prefix} ({title})"
     return f"the page “{title}”", f"“{title}”"
 
@@ -156,6 +158,24 @@ def book_targets(book_root, skip):
     return docs, labels
 
 
+def _library_object(name):
+    """True if ``name`` (``attnspec.sampling.x``) is an object of the library."""
+    import importlib
+
+    parts = name.split(".")
+    if parts[0] != "attnspec":
+        return False
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for attribute in parts[cut:]:
+            obj = getattr(obj, attribute, None)
+        return obj is not None
+    return False
+
+
 class ElsewhereInTheBook(SphinxPostTransform):
     """References to other pages of the book, as plain text (before any domain tries them)."""
 
@@ -171,6 +191,11 @@ class ElsewhereInTheBook(SphinxPostTransform):
                 target = target[1:] if target.startswith("/") \
                     else posixpath.normpath(posixpath.join(base, target))
                 text = docs.get(target) if target not in self.env.found_docs else None
+            elif node.get("refdomain") == "py":
+                if _library_object(target):       # documented on the API page: its name
+                    node.replace_self(nodes.literal("", node.astext(),
+                                                    classes=["attnspec-elsewhere"]))
+                continue
             else:
                 text = labels.get(target.lower())
             if text is None:
