@@ -38,7 +38,7 @@ help:
 	@echo "  make baseline CHAPTER=03   re-record a chapter's checked outputs (nbval baseline)"
 	@echo "  make student               build the student edition (solutions removed)"
 	@echo "  make pdf                   the whole book as one PDF (_build/pdf/attnspec.pdf; needs make book)"
-	@echo "  make handout               zip for students: notebooks, library wheel, README (_build/handout/)"
+	@echo "  make handout               zip for students: plain notebooks (MyST resolved), library wheel, README (_build/handout/)"
 	@echo "  make normalize             install cell, A4 links and code lines of at most 85 characters (82 in hidden cells) in every chapter"
 	@echo "  make repository URL=...    set the repository address everywhere it appears"
 	@echo "  make bench                 speed and memory ratios (benchmarks/)"
@@ -110,7 +110,8 @@ student: setup
 pdf: setup
 	$(PY) tools/build_pdf.py $(if $(CHROME),--chrome "$(CHROME)")
 
-handout: setup
+# the handout's notebooks take their numbers, references and glued values from the book's build
+handout: book
 	$(PY) tools/build_handout.py
 
 normalize: setup
