@@ -119,3 +119,15 @@ def test_make_rerun_passes_params_as_data(tmp_path):
     assert f"parameters must look like name=value; got '{marker}'" in done.stderr
     refused = _make("rerun", "CHAPTER=3", "PARAMS=betas=[0.5, 9] ell=20")
     assert refused.returncode == 2 and "betas[1] must be" in refused.stderr, refused.stderr
+
+
+def test_cli_params_text_is_split_and_checked(capsys):
+    """`--params` (what make rerun passes) keeps a list with spaces whole, honours --quick,
+    and a misspelt name gets a did-you-mean, before a kernel starts."""
+    assert cli.main(["rerun", "3", "--params", "betaz=[0.5, 1] --quick"]) == 2
+    err = capsys.readouterr().err
+    assert "betaz (did you mean betas?)" in err
+    with pytest.raises(SystemExit):
+        cli.main(["rerun", "3", "--params", "ell=200 --output-dir /tmp"])
+    assert "--params may hold name=value pairs and --quick; got '--output-dir'" in \
+        capsys.readouterr().err

@@ -28,9 +28,9 @@ from pathlib import Path
 
 __all__ = ["write_page", "PageBuildError"]
 
-#: the parts of MathJax 3's ``es5`` folder the book's ``tex-chtml.js`` loads (not the 20 MB of
-#: other combined files and speech rules)
-MATHJAX_PARTS = ("tex-chtml.js", "input", "output", "ui", "a11y", "adaptors")
+#: the parts of MathJax 3's ``es5`` folder that the book's ``tex-chtml.js`` loads, speech rules
+#: of the accessibility menu included (not the 13 MB of other combined files)
+MATHJAX_PARTS = ("tex-chtml.js", "input", "output", "ui", "a11y", "adaptors", "sre")
 
 
 class PageBuildError(RuntimeError):
