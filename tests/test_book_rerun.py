@@ -92,7 +92,8 @@ def _make(*args):
 
     from helpers import ROOT
 
-    return subprocess.run(["make", "--no-print-directory", *args], cwd=ROOT,
+    # -o setup: the environment is the test's own; never reinstall it from a test
+    return subprocess.run(["make", "--no-print-directory", "-o", "setup", *args], cwd=ROOT,
                           capture_output=True, text=True, timeout=300)
 
 
