@@ -125,7 +125,7 @@ def output_name(stem, values):
 
 def page_of(notebook):
     """The page of a rerun's executed notebook ``03_x__ell=500.ipynb``: the chapter's HTML in
-    the folder ``03_x__ell=500/`` beside it (:mod:`attnspec.book.rerun_page`)."""
+    the folder ``03_x__ell=500/`` beside it (built by ``attnspec.book.rerun_page``)."""
     notebook = Path(notebook)
     return notebook.with_suffix("") / "chapters" / f"{notebook.stem.split('__', 1)[0]}.html"
 
@@ -133,6 +133,9 @@ def page_of(notebook):
 def rerun_chapter(chapter, values=None, *, book_root=None, output_dir=None, quick=False,
                   progress_bar=False):
     """Execute ``chapter`` with ``values`` overriding its defaults; return the output path.
+
+    The executed notebook is then built into the book's HTML, in a folder beside it
+    (:func:`page_of`, built by ``attnspec.book.rerun_page``).
 
     Parameters
     ----------
@@ -145,9 +148,6 @@ def rerun_chapter(chapter, values=None, *, book_root=None, output_dir=None, quic
         copy goes (``_build/reruns`` by default).
     quick : bool
         Start from the chapter's small test sizes (explicit ``values`` still win).
-
-    The executed notebook is then built into the book's HTML, in a folder beside it
-    (:func:`page_of`; :mod:`attnspec.book.rerun_page`).
 
     Raises
     ------
