@@ -247,7 +247,7 @@ def edge_approximations_plot(ax, cs, betas, *, points=120):
     For each c in ``cs``: the exact ratio
     (:func:`attnspec.experiments.operator_norm.stationary_edge`), e_M(c)β²/(4s) (dotted) and
     (4s + 4cβ⁴/s)/(4s) (dashed), over ``points`` values of β spaced geometrically in
-    ``betas = (low, high)`` (MATH.md §3).
+    ``betas = (low, high)`` (A4 §3).
     """
     from attnspec.experiments.operator_norm import edge_approximations, stationary_edge
 

@@ -1,4 +1,4 @@
-r"""Operator norms: the top singular value of A and the norm of the linear model (MATH.md §1, §3).
+r"""Operator norms: the top singular value of A and the norm of the linear model (A4 §1, §3).
 
 Two facts about the largest singular values, each with a simulation:
 
@@ -55,7 +55,7 @@ def _cubic_root(x, c):
 
 
 def score_cauchy_transform(x, c):
-    r"""Cauchy transform G_M(x) and its derivative at real x > e_M(c) (MATH.md §3).
+    r"""Cauchy transform G_M(x) and its derivative at real x > e_M(c) (A4 §3).
 
     G solves c x² G³ + (1 − c) x G² − x G + 1 = 0; right of the support it is the smallest
     positive root (the branch with G ~ 1/x). G′ = −P_x/P_G by implicit differentiation.
@@ -79,7 +79,7 @@ def stationary_edge(beta, c):
     .. math:: z_+ = \min_{\omega > \beta\sqrt{e_M(c)}} \omega + \alpha^2 G_b(\omega), \qquad
               G_b(\omega) = \frac{\omega}{\beta^2} G_M\!\Bigl(\frac{\omega^2}{\beta^2}\Bigr),
 
-    the subordination form of MATH.md §3 (free convolution of sym(b) with a semicircle of
+    the subordination form of A4 §3 (free convolution of sym(b) with a semicircle of
     variance α²). Independent of :class:`attnspec.AttentionLaw`, which takes the critical point
     of the inverse Cauchy transform instead; the two agree to ~1e-14 relative (tests/test_operator_norm.py).
 
@@ -122,7 +122,7 @@ def stationary_edge(beta, c):
 
 
 def edge_approximations(beta, c):
-    r"""Small- and large-β approximations of the edge z₊² (MATH.md §3).
+    r"""Small- and large-β approximations of the edge z₊² (A4 §3).
 
     ``small`` = e_M(c)β² (the noise α² ≈ β⁴/2 vanishes against β², so z₊²/β² → e_M(c), and
     z₊²/(4s) → e_M(c)/4, 27/16 at c = 1); ``large`` = 4s + 4cβ⁴/s (first order in the fourth

@@ -1,4 +1,4 @@
-r"""Fluctuations of the softmax row sums, measured term by term (MATH.md §5, Lemma 2).
+r"""Fluctuations of the softmax row sums, measured term by term (A4 §5, Lemma 2).
 
 The row sum rᵢ = Σₖ e^{βSᵢₖ} of a query qᵢ is, given qᵢ, a sum of ℓ i.i.d. lognormals with
 σ² = ‖qᵢ‖²/d_qk, so the conditional mean of rᵢ given qᵢ is ℓ exp(β²‖qᵢ‖²/(2d_qk)). Relative
@@ -25,7 +25,7 @@ from attnspec.sampling.softmax import gaussian_factors, scores
 __all__ = ["RowSumTerms", "measure_row_sum_fluctuation"]
 
 #: β range of the simulation: beyond it the row sums no longer obey the central limit theorem
-#: at any ℓ a computer can hold (MATH.md §5: β < √(log ℓ)).
+#: at any ℓ a computer can hold (A4 §5: β < √(log ℓ)).
 MEASURE_BETA_MAX = 3.0
 
 

@@ -1,11 +1,11 @@
-r"""Where linearising softmax attention fails: scales in β and finite-ℓ onsets (MATH.md §5).
+r"""Where linearising softmax attention fails: scales in β and finite-ℓ onsets (A4 §5).
 
 Three kinds of object, kept apart on purpose:
 
 - :func:`threshold_scales`: the ℓ → ∞ scales β = factor·√(log ℓ), each labelled
   *literature*, *derived* or *heuristic*, with its source;
 - :func:`row_sum_fluctuation`: the relative size of the softmax row sums' fluctuations at finite
-  ℓ and d_qk (MATH.md §5, Lemma 2), in its two-term form and exactly;
+  ℓ and d_qk (A4 §5, Lemma 2), in its two-term form and exactly;
 - :func:`largest_entries` and :func:`entry_onset`: the finite-ℓ predictor of outliers, the β at
   which the largest squared entry of √ℓ A^⊥ clears the right edge z₊² of ν_∞.
 """
@@ -122,7 +122,7 @@ class ThresholdScales(Mapping):
 
 
 def threshold_scales(ell):
-    r"""The ℓ → ∞ scales of β at which softmax attention stops behaving linearly (MATH.md §5).
+    r"""The ℓ → ∞ scales of β at which softmax attention stops behaving linearly (A4 §5).
 
     For ℓ Gaussian scores g₁, …, g_ℓ, the sum Σₖ e^{γgₖ} obeys the law of large numbers iff
     γ < √(2 log ℓ) and the central limit theorem iff γ < √(log ℓ / 2) (between the two its
@@ -175,7 +175,7 @@ def threshold_scales(ell):
 
 @dataclass(frozen=True)
 class RowSumFluctuation:
-    r"""Relative standard deviation of a softmax row sum rᵢ = Σₖ e^{βSᵢₖ} (MATH.md §5, Lemma 2).
+    r"""Relative standard deviation of a softmax row sum rᵢ = Σₖ e^{βSᵢₖ} (A4 §5, Lemma 2).
 
     Attributes
     ----------
@@ -205,7 +205,7 @@ class RowSumFluctuation:
 
 
 def row_sum_fluctuation(beta, ell, d_qk):
-    r"""Relative fluctuation of the softmax row sums, two-term form and exact (MATH.md §5).
+    r"""Relative fluctuation of the softmax row sums, two-term form and exact (A4 §5).
 
     With scores Sᵢₖ = qᵢ·kₖ/√d_qk (q, k i.i.d. standard Gaussian vectors), given qᵢ the ℓ terms
     e^{βSᵢₖ} are i.i.d. log-normal with σ² = ‖qᵢ‖²/d_qk, so with ‖qᵢ‖² ~ χ²(d_qk) and
@@ -288,7 +288,7 @@ def row_sum_fluctuation(beta, ell, d_qk):
 
 
 def _log_row_sum_mean(beta, ell, d_qk):
-    """log E rᵢ = log ℓ + a₁, a₁ = −(d_qk/2) log(1 − β²/d_qk) (MATH.md §5; needs β² < d_qk)."""
+    """log E rᵢ = log ℓ + a₁, a₁ = −(d_qk/2) log(1 − β²/d_qk) (A4 §5; needs β² < d_qk)."""
     return math.log(ell) - 0.5 * d_qk * math.log1p(-beta * beta / d_qk)
 
 
@@ -377,7 +377,7 @@ def largest_entries(ell, betas, rng=None, *, c=1.0):
 
 def entry_onset(betas, max_entry2, edges):
     r"""Where the largest squared entry crosses the edge z₊²: first upward and last downward
-    (MATH.md §5: predict the outlier onset from it).
+    (A4 §5: predict the outlier onset from it).
 
     Parameters
     ----------

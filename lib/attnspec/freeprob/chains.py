@@ -1,4 +1,4 @@
-"""Free-probability solver behind :class:`attnspec.MultiHeadLaw` (MATH.md §6, chapter A1).
+"""Free-probability solver behind :class:`attnspec.MultiHeadLaw` (A4 §6, chapter A1).
 
 The limiting law of the squared singular values of the multi-head output is the end of a chain
 of free convolutions.  Every step of the chain is *explicit in the backward direction*: starting

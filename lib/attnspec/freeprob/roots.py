@@ -27,7 +27,7 @@ API (shared by :mod:`attnspec.laws` and the multi-head laws)
     it returns the root of smallest imaginary part magnitude, which is real up to rounding
     (so the density ``−Im G/π`` is 0 up to ~1e-8 there; callers clip by support).
 
-Why the selection is right (MATH.md §3): for real ``x`` in the bulk ``G(x + i0)`` is non-real
+Why the selection is right (A4 §3): for real ``x`` in the bulk ``G(x + i0)`` is non-real
 with ``Im G < 0``, and its conjugate is also a root; if the polynomial has at most one
 non-real pair, that pair is the physical one. Cubics with real coefficients always qualify;
 for the quartic of :class:`attnspec.AttentionLaw` the property is checked against an
@@ -302,7 +302,7 @@ def real_cubic_roots(a3, a2, a1, a0):
 
 def physical_root(coeffs, steps=3):
     """``G(x + i0)``: the root of smallest imaginary part, Newton-polished (module docs;
-    MATH.md §3: the physical branch of K(g) = x)."""
+    A4 §3: the physical branch of K(g) = x)."""
     solver = {4: cubic_roots, 5: quartic_roots}[len(coeffs)]
     roots = solver(*coeffs)
     g = np.take_along_axis(roots, np.argmin(roots.imag, axis=-1)[..., None], axis=-1)[..., 0]

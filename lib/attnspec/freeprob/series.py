@@ -1,4 +1,4 @@
-"""Free cumulants ↔ moments, and the truncated power-series arithmetic behind them (MATH.md §3).
+"""Free cumulants ↔ moments, and the truncated power-series arithmetic behind them (A4 §3).
 
 ``free_cumulant_moments(cumulants, n)`` returns the moments ``m_0..m_n`` of a law from its
 free cumulants, by the generating-function identity M(x) = 1 + Σ_j κ_j x^j M(x)^j;
@@ -35,7 +35,7 @@ def free_cumulant_moments(cumulants, n):
     -----
     The generating functions satisfy :math:`M(x) = 1 + \sum_j \kappa_j x^j M(x)^j`, so
     :math:`m_n = \sum_{j=1}^{n} \kappa_j [x^{n-j}] M(x)^j`, which only needs
-    :math:`m_0, …, m_{n-1}` (the sum over non-crossing partitions, MATH.md §3). Exact up to
+    :math:`m_0, …, m_{n-1}` (the sum over non-crossing partitions, A4 §3). Exact up to
     rounding; O(n³) operations.
 
     Examples
@@ -108,7 +108,7 @@ def free_cumulants(moments, n):
     :func:`free_cumulant_moments`).
 
     With ψ(t) = Σ_{k≥1} m_k t^k and u(t) = t M(t) = t(1 + ψ(t)), the R-series
-    C(u) = Σ κ_k u^k satisfies C(t M(t)) = ψ(t), so C = ψ ∘ u^{-1} (MATH.md §3).
+    C(u) = Σ κ_k u^k satisfies C(t M(t)) = ψ(t), so C = ψ ∘ u^{-1} (A4 §3).
 
     >>> free_cumulants([1.0, 2.0, 5.0], 3).tolist()   # MP(1): Catalan moments, κ_k = 1
     [1.0, 1.0, 1.0]

@@ -1,4 +1,4 @@
-"""The limit law ν_∞(β, c) of single-head attention as a scipy-like object (MATH.md §3).
+"""The limit law ν_∞(β, c) of single-head attention as a scipy-like object (A4 §3).
 
 Every law is frozen at construction (parameters validated, edges computed, mass and moments
 checked) and offers ``pdf``, ``cdf``, ``ppf``, ``moment``, ``mean``, ``var``, ``support``,
@@ -21,7 +21,8 @@ from ..freeprob.series import free_cumulant_moments
 from ..freeprob.transforms import (nu_inf_free_cumulants, nu_inf_inverse_cauchy,
                                    score_product_edges)
 from ..hermite import noise_variance, total_variance
-from .base import C_MAX, C_MIN, LawAccuracyError, SpectralLaw, graded_pieces
+from .base import C_MAX, C_MIN, LawAccuracyError, SpectralLaw
+from .chebyshev_pieces import graded_pieces
 from .classical import score_product_inner_scale, score_product_pdf
 
 __all__ = ["AttentionLaw", "free_cumulant_moments", "BETA_MIN_REPRESENTABLE"]
@@ -44,14 +45,14 @@ def _physical_root_scaled(xi, a, b, c):
     u⁴ − ξu³ + (a + b − p)u² + ξp u − ap = 0 (p = cb), whose coefficients stay O(1) when a
     or p is tiny (the quartic in h then has a huge root and loses all precision); in the
     support it has one non-real pair, the physical root being the one of Im u > 0, i.e.
-    Im h < 0 (MATH.md §3, :mod:`attnspec.freeprob.roots`): by the factorisation at the
+    Im h < 0 (A4 §3, :mod:`attnspec.freeprob.roots`): by the factorisation at the
     resolvent's real root (``quartic_pair``, real arithmetic), else from all four roots,
     re-solved near a double root (:func:`_resolve_near_double_root`, :func:`_taylor_pair`),
     then at most four Newton steps on k(h) (:func:`_newton_on_k`). A point whose pair is
     double to rounding (at an edge within ~1e-14 relative, where the density is below ~1e-7
     of its bulk) and that Newton takes off the lower half plane keeps the closed form's
     root, Im h ≤ 0 (0 if that pair came out real). Points left without a root in the lower
-    half plane (or not finite) are redone by the η-ladder (MATH.md §3) down to
+    half plane (or not finite) are redone by the η-ladder (A4 §3) down to
     η = 1e-10·min(ξ, 1): outside the support (edge search) and wherever the closed form
     failed.
     """
@@ -220,9 +221,9 @@ def _scalar_newton_on_k(h, z, a, b, c, steps):
 
 
 class AttentionLaw(SpectralLaw):
-    r"""Limit law ν_∞(β, c) of the squared singular values of √ℓ A^⊥ (MATH.md §3).
+    r"""Limit law ν_∞(β, c) of the squared singular values of √ℓ A^⊥ (A4 §3).
 
-    The Gaussian equivalence (MATH.md §2) gives it as the law of the squared singular values
+    The Gaussian equivalence (A4 §2) gives it as the law of the squared singular values
     of :math:`Y_{lin} = (αZ + βQK^T/\sqrt{d_{qk}})/\sqrt{ℓ}` as ℓ, d_qk → ∞ with ℓ/d_qk → c.
 
     Parameters
@@ -255,7 +256,7 @@ class AttentionLaw(SpectralLaw):
     Notes
     -----
     **Scaled variables.** Write t = s ξ² and g = h/√s. With a = α²/s, b = β²/s (a + b = 1)
-    and p = cb, the inverse Cauchy transform of the symmetrised law of Y_lin (MATH.md §3,
+    and p = cb, the inverse Cauchy transform of the symmetrised law of Y_lin (A4 §3,
     K(g) = 1/g + α²g + β²g/(1 − cβ²g²)) becomes
 
     .. math:: √s\,K(h/√s) = k(h) = \frac1h + a h + \frac{b h}{1 - p h^2},
@@ -544,5 +545,5 @@ class AttentionLaw(SpectralLaw):
         return tuple(e for interval in self.intervals() for e in interval)
 
     def mp_edge(self):
-        """Right edge 4s = 4(e^{β²} − 1) of the Marchenko–Pastur surrogate (MATH.md §2)."""
+        """Right edge 4s = 4(e^{β²} − 1) of the Marchenko–Pastur surrogate (A4 §2)."""
         return 4.0 * self.s

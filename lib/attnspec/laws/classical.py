@@ -16,7 +16,8 @@ from .._validation import (as_float_array, check_float, check_int, check_rng, ch
 from ..freeprob.roots import cubic_roots, polish
 from ..freeprob.transforms import (mp_edges, mp_moment, score_product_critical_values,
                                    score_product_edges)
-from .base import C_MAX, C_MIN, SpectralLaw, graded_pieces
+from .base import C_MAX, C_MIN, SpectralLaw
+from .chebyshev_pieces import graded_pieces
 
 __all__ = ["MarchenkoPastur", "ScoreProductLaw", "Semicircle", "score_product_pdf",
            "score_product_inner_scale"]
@@ -43,7 +44,7 @@ class MarchenkoPastur(SpectralLaw):
     plus an atom of mass 1 − 1/λ at 0 when λ > 1 (XXᵀ has rank n < p). At λ = 1 the density
     is ~ x^{-1/2} at 0. Moments are Narayana polynomials,
     :math:`E x^k = σ^{2k}\sum_{r=0}^{k-1} \frac{λ^r}{r+1}\binom{k}{r}\binom{k-1}{r}`.
-    The i.i.d.-score surrogate of MATH.md §2 is ``MarchenkoPastur(1, e^{β²} − 1)``.
+    The i.i.d.-score surrogate of A4 §2 is ``MarchenkoPastur(1, e^{β²} − 1)``.
 
     Examples
     --------
@@ -88,7 +89,7 @@ class MarchenkoPastur(SpectralLaw):
 
 
 class ScoreProductLaw(SpectralLaw):
-    r"""Law of the eigenvalues of M = WWᵀ/ℓ, W = QKᵀ/√d_qk (MATH.md §3).
+    r"""Law of the eigenvalues of M = WWᵀ/ℓ, W = QKᵀ/√d_qk (A4 §3).
 
     Parameters
     ----------
@@ -192,7 +193,7 @@ class Semicircle:
     -----
     ρ(x) = √(4σ² − x²)/(2πσ²); with x = −2σ cos θ the CDF is (θ − sin θ cos θ)/π.
     Even moments σ^{2k} C_k (Catalan numbers), odd moments 0. It is the law of the
-    symmetrised singular values of Z/√ℓ and the noise part of ν_∞ (MATH.md §3).
+    symmetrised singular values of Z/√ℓ and the noise part of ν_∞ (A4 §3).
 
     Examples
     --------
