@@ -61,7 +61,7 @@ _EXPORTS = {
     "prior_model_distances": "experiments.prior_model",
     # experiments.thresholds: scales of the threshold for linearisation (A4 §5)
     "threshold_scales": "experiments.thresholds",
-    "row_sum_fluctuation": "experiments.thresholds",
+    "row_sum_fluctuation": "experiments.row_sums",
     # sampling.masked: causal attention and its masked Gaussian equivalent (chapter 9)
     "causal_attention": "sampling.masked",
     "causal_centered": "sampling.masked",

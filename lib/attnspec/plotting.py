@@ -340,7 +340,7 @@ def phase_diagram(ells, betas, ks, m1_ratio, *, onsets=None, figsize=(10, 4.6)):
         Shape (len(betas), len(ells)): KS distance to ν_∞ and measured m₁/s.
     onsets : dict, optional
         ``{ell: (onset, end)}``: the finite-ℓ window in which the largest squared entry of
-        √ℓA^⊥ is above the edge z₊² (:func:`attnspec.experiments.thresholds.entry_onset`),
+        √ℓA^⊥ is above the edge z₊² (:func:`attnspec.experiments.outlier_onset.entry_onset`),
         drawn as a vertical bar at each ℓ.
     figsize : tuple
 

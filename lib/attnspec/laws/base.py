@@ -1,10 +1,10 @@
-"""The law classes: :class:`SpectralLaw` (scipy-like laws of squared singular values) and
-:class:`LawSummaries` (mean, var, std, median, interval, rvs from ``moment`` and ``ppf``).
+"""The law classes: ``SpectralLaw`` (scipy-like laws of squared singular values) and
+``LawSummaries`` (mean, var, std, median, interval, rvs from ``moment`` and ``ppf``).
 
 How to write a law (A4 §3, §6)
 -----------------------------------------
 A law of squared singular values lives on ``[0, ∞)``: an absolutely continuous part on one or
-more intervals, plus possibly an atom at 0. Subclass :class:`SpectralLaw`, validate and store
+more intervals, plus possibly an atom at 0. Subclass ``SpectralLaw``, validate and store
 the parameters in ``__init__``, then call ``super().__init__()``. Implement
 
 ``_params()``

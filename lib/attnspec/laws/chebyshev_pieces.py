@@ -3,9 +3,9 @@
 On a piece ``[a, b]`` of a support interval the CDF is a Chebyshev series in the angle
 θ ∈ [0, π] of a map x(θ) chosen from the density's behaviour at the left end (``KIND_POWER``;
 a ``"log"`` piece maps geometrically), so that ρ(x(θ)) x′(θ) is analytic and the series
-converges geometrically. :func:`build_pieces` samples the density, doubles the points or cuts
+converges geometrically. ``build_pieces`` samples the density, doubles the points or cuts
 the piece in three until the tail is below 1e-14, and integrates the series exactly;
-:func:`graded_pieces` cuts a support where the density keeps one power law over decades. The
+``graded_pieces`` cuts a support where the density keeps one power law over decades. The
 evaluation (``cdf``, ``ppf``, the density from the series) is :mod:`attnspec.laws.chebyshev_stack`.
 How and why: appendix A2 of the book, "The Chebyshev engine of the laws". Nothing here knows of
 attention.

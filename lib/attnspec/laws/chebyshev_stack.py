@@ -1,7 +1,7 @@
 """A law's Chebyshev pieces side by side: ``cdf``, ``ppf`` and the density from the series.
 
-:class:`Stack` evaluates the pieces of :func:`attnspec.laws.chebyshev_pieces.build_pieces`
-for all points of all pieces in one vectorised pass: the series sum (:func:`series_sum`,
+``Stack`` evaluates the pieces of ``build_pieces`` (:mod:`attnspec.laws.chebyshev_pieces`)
+for all points of all pieces in one vectorised pass: the series sum (``series_sum``,
 block Horner in e^{iφ}), the CDF, the quantile by bracketed Newton in the angle from a
 tabulated inverse, and the density as the series' derivative where its error bound allows.
 How and why: appendix A2 of the book, "The Chebyshev engine of the laws".
