@@ -25,8 +25,10 @@ import scipy.linalg
 from scipy import optimize
 
 from attnspec._validation import BETA_MAX, check_float, check_int
+from attnspec.freeprob.roots import cubic_roots, polish_roots
 from attnspec.freeprob.transforms import mp_edges, score_product_edges
 from attnspec.hermite import noise_variance, total_variance
+from attnspec.laws.classical import score_cauchy_cubic
 from attnspec.sampling.equivalents import linear_equivalent
 from attnspec.sampling.softmax import centered, softmax_attention
 
@@ -40,18 +42,17 @@ STATIONARY_BETA_MIN = 0.05
 
 
 def _cubic_root(x, c):
-    """G_M(x) for real x > e_M(c): the smallest positive root of the cubic (G ~ 1/x)."""
-    roots = np.roots([c * x * x, (1 - c) * x, -x, 1.0])
+    """G_M(x) for real x > e_M(c): the smallest positive root of the cubic for G_M
+    (:func:`attnspec.laws.classical.score_cauchy_cubic`, in v = 1/(G√x): its largest
+    positive real root), Newton-polished (G ~ 1/x)."""
+    coeffs = [float(a) for a in score_cauchy_cubic(x, c)]
+    roots = cubic_roots(*coeffs)
     real = roots.real[(np.abs(roots.imag) <= 1e-10 * np.abs(roots)) & (roots.real > 0)]
     if real.size == 0:
         raise ValueError(f"x must lie right of the edge e_M(c) = {score_product_edges(c)[1]!r}; "
                          f"got x={x!r}")
-    G = real.min()
-    for _ in range(3):  # Newton polish on the cubic
-        P = c * x * x * G ** 3 + (1 - c) * x * G * G - x * G + 1
-        dP = 3 * c * x * x * G * G + 2 * (1 - c) * x * G - x
-        G -= P / dP
-    return G
+    v = polish_roots(coeffs, [float(real.max())], 3)[0]
+    return 1.0 / (v * math.sqrt(x))
 
 
 def score_cauchy_transform(x, c):

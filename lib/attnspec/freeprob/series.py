@@ -4,15 +4,16 @@
 free cumulants, by the generating-function identity M(x) = 1 + Σ_j κ_j x^j M(x)^j;
 ``free_cumulants(moments, n)`` goes back.  ``series_product``, ``series_compose`` and
 ``series_reverse`` are the truncated power-series operations (coefficient arrays, lowest
-order first) that the S-transform arithmetic of :mod:`attnspec.freeprob.chains` uses.
+order first); ``times_mp(m, ratio, n)`` the moments of μ ⊠ MP(ratio) by them (the S-transform
+arithmetic of :mod:`attnspec.freeprob.chains`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["free_cumulant_moments", "free_cumulants", "series_product", "series_compose",
-           "series_reverse"]
+__all__ = ["free_cumulant_moments", "free_cumulants", "times_mp", "series_product",
+           "series_compose", "series_reverse"]
 
 
 def free_cumulant_moments(cumulants, n):
@@ -117,3 +118,11 @@ def free_cumulants(moments, n):
     psi = np.concatenate([[0.0], m])
     t_of_m = np.concatenate([[0.0, 1.0], m[: n - 1]])
     return series_compose(psi, series_reverse(t_of_m, n), n)[1:]
+
+
+def times_mp(m, ratio, n):
+    """Moments m_1..m_n of μ ⊠ MP(ratio) (MP of mean 1) from those of μ (``m``, from m_1):
+    the S-transform times 1/(1 + ratio·w), by series reversion."""
+    chi = series_reverse(np.concatenate([[0.0], m[:n]]), n)
+    geometric = (-ratio) ** np.arange(n + 1)                       # 1/(1 + ratio w)
+    return series_reverse(series_product(chi, geometric, n), n)[1:]

@@ -11,12 +11,11 @@ import math
 
 import numpy as np
 
-from .._validation import (as_float_array, check_float, check_int, check_rng, check_size,
-                           scalar_or_array)
+from .._validation import as_float_array, check_float, check_int, scalar_or_array
 from ..freeprob.roots import cubic_roots, polish
 from ..freeprob.transforms import (mp_edges, mp_moment, score_product_critical_values,
                                    score_product_edges)
-from .base import C_MAX, C_MIN, SpectralLaw
+from .base import C_MAX, C_MIN, LawSummaries, SpectralLaw
 from .chebyshev_pieces import graded_pieces
 
 __all__ = ["MarchenkoPastur", "ScoreProductLaw", "Semicircle", "score_product_pdf",
@@ -152,16 +151,21 @@ class ScoreProductLaw(SpectralLaw):
         return 1.0, [self._moment(1), self._moment(2)]
 
 
+def score_cauchy_cubic(x, c):
+    """The cubic for G_M (A4 §3), c x² G³ + (1 − c) x G² − x G + 1 = 0, in v = 1/(G√x):
+    the coefficients ``(1, −√x, 1 − c, c√x)`` (highest first) of v³ − √x v² + (1 − c) v + c√x
+    = 0, monic with O(1) coefficients for every x (in G they span x² to 1, and Cardano loses
+    all digits as x → 0). ``x`` > 0, a float or an array."""
+    r = np.sqrt(x)
+    one = np.ones_like(r)
+    return one, -r, (1 - c) * one, c * r
+
+
 def score_product_pdf(x, c):
     """Density of :class:`ScoreProductLaw` (c) at points x strictly inside its support
     (vectorised, without building the law's CDF series): ρ(x) = −Im G(x + i0)/π, G the root
-    of the cubic c x² G³ + (1 − c) x G² − x G + 1 = 0 of most negative Im G."""
-    # With G = 1/(v√x) the cubic becomes v³ − √x v² + (1 − c) v + c√x = 0: monic with
-    # O(1) coefficients for every x (in G they span x² to 1 and Cardano loses all digits
-    # as x → 0); the physical root is the one of most negative Im G (= largest Im v).
-    r = np.sqrt(x)
-    one = np.ones_like(r)
-    coeffs = (one, -r, (1 - c) * one, c * r)
+    of the cubic :func:`score_cauchy_cubic` of most negative Im G (= largest Im v)."""
+    coeffs = score_cauchy_cubic(x, c)
     roots = cubic_roots(*coeffs)
     # the non-real pair is physical; choose by angle (Im v/|v|), not by Im G, which the
     # rounding of a tiny real root would blow up
@@ -169,7 +173,7 @@ def score_product_pdf(x, c):
         pick = np.argmax(np.where(roots != 0, roots.imag / np.abs(roots), 0.0), axis=-1)
     v = np.take_along_axis(roots, pick[..., None], axis=-1)[..., 0]
     v = polish([np.asarray(a, dtype=complex) for a in coeffs], v, 3)
-    return np.maximum(-(1.0 / v).imag / (np.pi * r), 0.0)
+    return np.maximum(-(1.0 / v).imag / (np.pi * -coeffs[1]), 0.0)
 
 
 def score_product_inner_scale(c):
@@ -181,8 +185,11 @@ def score_product_inner_scale(c):
     return np.array([abs(score_product_critical_values(c)[0])])
 
 
-class Semicircle:
+class Semicircle(LawSummaries):
     r"""Wigner semicircle law of variance ``var`` on [−2σ, 2σ] (a law on ℝ).
+
+    Not a :class:`SpectralLaw` (it lives on ℝ, with closed forms); ``mean``, ``var``, ``std``,
+    ``median``, ``interval`` and ``rvs`` come from :class:`~attnspec.laws.base.LawSummaries`.
 
     Parameters
     ----------
@@ -258,20 +265,3 @@ class Semicircle:
             return 0.0
         j = k // 2
         return float(self._var ** j * math.comb(2 * j, j) / (j + 1))
-
-    def mean(self):
-        """0."""
-        return 0.0
-
-    def var(self):
-        """Variance σ²."""
-        return self._var
-
-    def interval(self, confidence):
-        """Equal-tailed interval of probability ``confidence``."""
-        confidence = check_float("confidence", confidence, min=0, max=1)
-        return self.ppf(0.5 - confidence / 2), self.ppf(0.5 + confidence / 2)
-
-    def rvs(self, size=None, rng=None):
-        """Random draws by inversion from ``rng``."""
-        return self.ppf(check_rng(rng).random(check_size(size)))

@@ -46,12 +46,13 @@ def softmax_rows(S, beta, out=None):
     The row maximum of S is subtracted *before* multiplying by β, so every exponent is ≤ 0
     and the row maximum gives exp(0) = 1: the result is finite for any finite β (a huge β
     saturates to a one-hot row, or uniform weights over tied maxima). ``out=S`` works in place.
+    Rows are along the last axis: a stack of score matrices (..., ℓ, ℓ) works as well.
     """
-    A = np.subtract(S, S.max(axis=1, keepdims=True), out=out)
+    A = np.subtract(S, S.max(axis=-1, keepdims=True), out=out)
     with np.errstate(over="ignore"):  # β·(S − max) may overflow to −inf: exp(−inf) = 0
         A *= beta
     np.exp(A, out=A)
-    A /= A.sum(axis=1, keepdims=True)
+    A /= A.sum(axis=-1, keepdims=True)
     return A
 
 
