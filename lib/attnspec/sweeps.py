@@ -429,7 +429,8 @@ def sweep(fn, grid, executor=None, *, seed=0, cache_dir=None, progress=True):
     SweepError
         (a ``ValueError``) if ``fn`` is not callable, the grid is empty or malformed, the
         seed is not a non-negative integer, the executor is of an unknown kind, ``cache_dir``
-        is not a writable folder (checked first), or a result cannot be cached; also if ``fn`` cannot be pickled for a process executor. An
+        is not a writable folder (checked first), or a result cannot be cached; also if
+        ``fn`` cannot be pickled for a process executor. An
         exception raised by ``fn`` propagates unchanged (with a note naming the point); the
         points finished before it stay cached.
 
@@ -448,12 +449,10 @@ def sweep(fn, grid, executor=None, *, seed=0, cache_dir=None, progress=True):
     files and a rerun computes just the missing points. A file that is not a valid entry
     (not JSON, the wrong JSON shape, a bad dtype or shape, a checksum that does not match its
     result) is reported with its path in a warning, deleted and recomputed: an edited value
-    is never returned. Results are stored exactly
-    (floats in JSON round-trip; arrays keep their dtype and shape); ``fn`` must return
-    numbers, strings, ``None``, numpy arrays of numbers, or lists, tuples and str-keyed
-    dicts of them. ``joblib.Memory`` was measured against this cache
-    (``benchmarks/bench_sweep_cache.py``): as fast, but it returns an edited entry unchanged
-    and runs the code in a pickled entry while loading it, so the book keeps its own.
+    is never returned. Results are stored exactly (floats in JSON round-trip; arrays keep
+    their dtype and shape); ``fn`` must return numbers, strings, ``None``, numpy arrays of
+    numbers, or lists, tuples and str-keyed dicts of them. Why not ``joblib.Memory``:
+    appendix A2, "Sweeps and runtime".
 
     Examples
     --------

@@ -18,6 +18,9 @@ API (shared by :mod:`attnspec.laws` and the multi-head laws)
     All roots of one cubic with real coefficients, in Python scalars (Kahan's method).
 ``quartic_discriminant_sign(coeffs)``
     The exact sign of a quartic's discriminant (integer arithmetic): how many roots are real.
+``few_points(count)``
+    Whether ``count`` points are few enough (``FEW_POINTS``) for the fast paths that treat
+    them one by one in Python scalars instead of numpy arrays.
 ``last_axis_take(values, index)``
     ``take_along_axis`` on the last axis, without its overhead.
 ``physical_root(coeffs)``
@@ -42,11 +45,26 @@ import math
 
 import numpy as np
 
-__all__ = ["cubic_roots", "quartic_roots", "quartic_pair", "polish", "polish_roots",
-           "real_cubic_roots", "quartic_discriminant_sign", "physical_root", "last_axis_take"]
+__all__ = ["few_points", "FEW_POINTS", "cubic_roots", "quartic_roots", "quartic_pair", "polish",
+           "polish_roots", "real_cubic_roots", "quartic_discriminant_sign", "physical_root",
+           "last_axis_take"]
 
 _OMEGAS = np.exp(2j * np.pi / 3 * np.arange(3))      # the cube roots of unity
 _PAIR = np.array([1.0, -1.0])
+
+
+#: Up to this many points, a computation runs point by point in Python scalars (or, for a series
+#: sum, term by term) rather than on numpy arrays, whose overhead per operation (~1 µs) dwarfs
+#: the arithmetic of a few points (~0.05 µs): the one threshold of every such fast path
+#: (``Chain.evaluate`` and ``Chain.polish``, AttentionLaw's Newton steps, the Chebyshev series
+#: sum of the laws).
+FEW_POINTS = 16
+
+
+def few_points(count):
+    """True when ``count`` points are few enough (≤ ``FEW_POINTS``) for the Python-scalar
+    fast path."""
+    return count <= FEW_POINTS
 
 
 def _cube_root(u):

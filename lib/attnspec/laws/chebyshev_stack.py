@@ -15,6 +15,7 @@ import math
 import numpy as np
 from scipy.fft import dct
 
+from ..freeprob.roots import few_points
 from .chebyshev_pieces import (log_map, log_map_inverse, sin2_map_inverse, sin_map,
                                sin_map_inverse)
 
@@ -27,7 +28,7 @@ _P_LEFT = {"soft": 3.0, "hard": 1.0, "hard34": 1.0, "hard23": 2.0, "hard-sin6": 
            "inner": 2.0, "log": 1.0}
 
 
-_FEW_POINTS, _CHUNK = 24, 1 << 15
+_CHUNK = 1 << 15
 _EPS = np.finfo(float).eps
 
 
@@ -39,14 +40,14 @@ def series_sum(y, columns, j):
     array operations instead of Clenshaw's 3K. As |w| = 1 no step amplifies rounding; the
     rounding of φ and of the powers adds ~ε Σ_k k|c_k| (as would one ulp of y). Measured
     against mpmath on the laws' series (geometrically decaying): within 4e-16 of the exact
-    sum (Clenshaw's recurrence: 2e-16). For at most ``_FEW_POINTS`` points, the terms
+    sum (Clenshaw's recurrence: 2e-16). For a few points (``few_points``), the terms
     cos(kφ) themselves; more than ``_CHUNK`` points are summed in chunks."""
     size, pieces = columns.shape
     if y.size > _CHUNK:                 # bounded memory (~√K complex values per point)
         return np.concatenate([series_sum(y[i:i + _CHUNK], columns, j[i:i + _CHUNK])
                                for i in range(0, y.size, _CHUNK)])
     phi = np.arccos(np.minimum(np.maximum(y, -1.0), 1.0))
-    if y.size <= _FEW_POINTS:           # a few points (later Newton steps)
+    if few_points(y.size):              # a few points (later Newton steps)
         terms = np.cos(np.multiply.outer(phi, np.arange(size)))
         return np.einsum("ik,ki->i", terms, columns[:, j])
     m = math.isqrt(size - 1) + 1

@@ -109,19 +109,10 @@ class MultiHeadLaw(SpectralLaw):
     :math:`\Sigma = (\beta^2\ell/d_h)\hat C^2 + \alpha^2\hat C`, :math:`\hat C = K^\top K/\ell`,
     G Gaussian ℓ×d_h independent of Ĉ.  ``shared_pattern`` uses H → 1, d_v → H d_v.
 
-    Algorithm: chapter A1, "The backward map and the algorithm".  Each step of the chain is
-    explicit backwards from one complex parameter p (``Chain.evaluate`` in
-    :mod:`attnspec.freeprob.chains`), and ρ(x) = −Im G_Y(x + i0)/π with z(p) = x, solved by
-    Newton's method (or read off the CDF series once built); the law is computed as the law of
-    x/s (s = e^{β²} − 1) so that β up to BETA_MAX does not overflow.  Accuracy, checked at every
-    build (else UnresolvedLawError): total mass 1 − atom and the CDF series' tail to 1e-10
-    (``MASS_TOL``), m₁ and m₂ (closed forms (a)–(c) of A4 §6) to 1e-9 relative
-    (``MOMENT_TOL``).
-
-    Domain: every tie, H ≥ 1, 2 ≤ ℓ ≤ d, BETA_MIN ≤ β ≤ BETA_MAX (= 26).  Out of reach
-    (refused with UnresolvedLawError): near-degenerate shapes where a soft edge sits within
-    ~1e-3 of a hard one (e.g. ℓ = d − 1), and very small β (~1e-3) where the noise part of the
-    support sits ~1e-6 of the support below the scores' part.
+    Algorithm and accuracy: chapter A1 ("The backward map and the algorithm", "Verification");
+    every build checks the mass and m₁, m₂ (``MASS_TOL``, ``MOMENT_TOL``).
+    Out of reach (UnresolvedLawError): a soft edge within ~1e-3 of a hard one (e.g.
+    ℓ = d − 1), and β ~ 1e-3, where the noise part sits ~1e-6 of the support below the rest.
 
     Raises
     ------
