@@ -25,7 +25,7 @@ from attnspec.book.chapters import CHAPTERS, parse_assignments
 from helpers import ROOT, parameter_defaults, read_nb
 
 A2 = ROOT / "chapters" / "A2_reproduction.md"
-GUIDE = ROOT / "chapters" / "08_course_guide.md"
+GUIDE = ROOT / "chapters" / "course_guide.md"
 API = ROOT / "chapters" / "A3_api.md"
 
 NUMREF = re.compile(r"\{numref\}`(?:[^`<]*<)?([\w:.-]+)>?`")

@@ -51,7 +51,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 SOLUTION = "{solution}"
 #: pages for teachers only (the course guide: lesson plan, grading script, marking scheme)
-TEACHER_ONLY = ("chapters/08_course_guide",)
+TEACHER_ONLY = ("chapters/course_guide",)
 #: top-level entries of the repository that are not part of the book's sources
 #: (names starting with "." are skipped as well)
 NOT_SOURCES = {"_build", "lib", "tests", "tools", "benchmarks", "docs", "_vendor", "__pycache__",

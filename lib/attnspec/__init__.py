@@ -62,27 +62,27 @@ _EXPORTS = {
     # experiments.thresholds: scales of the threshold for linearisation (A4 §5)
     "threshold_scales": "experiments.thresholds",
     "row_sum_fluctuation": "experiments.row_sums",
-    # sampling.masked: causal attention and its masked Gaussian equivalent (chapter 9)
+    # sampling.masked: causal attention and its masked Gaussian equivalent (chapter 8)
     "causal_attention": "sampling.masked",
     "causal_centered": "sampling.masked",
     "causal_linear_equivalent": "sampling.masked",
-    # sampling.inputs: token inputs beyond orthonormal rows (chapter 9)
+    # sampling.inputs: token inputs beyond orthonormal rows (chapter 8)
     "gaussian_tokens": "sampling.inputs",
     "scores_linear_model": "sampling.inputs",
     "reweighted_linear_model": "sampling.inputs",
-    # freeprob.variance_profile: the vector Dyson equation of a variance profile (chapter 9)
+    # freeprob.variance_profile: the vector Dyson equation of a variance profile (chapter 8)
     "variance_profile_density": "freeprob.variance_profile",
     "triangular_profile": "freeprob.variance_profile",
-    # laws.variance_profile: the closed-form causal-profile law (chapter 9)
+    # laws.variance_profile: the closed-form causal-profile law (chapter 8)
     "TriangularProfileLaw": "laws.variance_profile",
-    # experiments.realistic: the theorem's assumptions relaxed one at a time (chapter 9)
+    # experiments.realistic: the theorem's assumptions relaxed one at a time (chapter 8)
     "relaxation_study": "experiments.realistic",
     "relaxation_spectra": "experiments.realistic",
     "RELAXATIONS": "experiments.realistic",
     "ks_distance_resolved": "experiments.realistic",
     # sweeps: seeded parameter sweeps over executors
     "sweep": "sweeps",
-    # pretrained: all-MiniLM-L6-v2 read with numpy (chapter 10)
+    # pretrained: all-MiniLM-L6-v2 read with numpy (chapter 9)
     "minilm_attention": "pretrained.minilm",
     "minilm_forward": "pretrained.minilm",
     "minilm_head_attention": "pretrained.minilm",

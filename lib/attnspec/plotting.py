@@ -372,7 +372,7 @@ def phase_diagram(ells, betas, ks, m1_ratio, *, onsets=None, figsize=(10, 4.6)):
 
 
 # ---------------------------------------------------------------------------------------------
-# chapter 10: a trained transformer's heads
+# chapter 9: a trained transformer's heads
 
 def _layer_colors(layers):
     import matplotlib

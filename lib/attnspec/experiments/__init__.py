@@ -7,6 +7,6 @@ studies), ``thresholds`` (the registry of scales of the threshold for linearisat
 and the norm of the linear model), ``row_sums`` (row-sum fluctuations: Lemma 2's formula and
 their measurement), ``prior_model`` (the i.i.d.-score model against softmax),
 ``realistic`` (the theorem's assumptions relaxed one at a time), ``tables`` (their rows and
-text formats) and ``trained_heads`` (chapter 10's measurements of a pretrained model). A new
+text formats) and ``trained_heads`` (chapter 9's measurements of a pretrained model). A new
 study gets a new module here.
 """

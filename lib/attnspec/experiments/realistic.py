@@ -1,4 +1,4 @@
-r"""How far the theorem reaches: random attention with one assumption relaxed (chapter 9).
+r"""How far the theorem reaches: random attention with one assumption relaxed (chapter 8).
 
 Each *relaxation* changes one assumption of the theorem (A4 §1–§2) and keeps Gaussian
 weights:

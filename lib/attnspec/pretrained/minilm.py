@@ -1,4 +1,4 @@
-r"""Reader and numpy forward pass of the pretrained all-MiniLM-L6-v2 (chapter 10).
+r"""Reader and numpy forward pass of the pretrained all-MiniLM-L6-v2 (chapter 9).
 
 all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0) is a BERT encoder: 6 post-LayerNorm
 layers of 12 heads, width d = 384, head width d_h = 32, 512 positions. Its weights come from

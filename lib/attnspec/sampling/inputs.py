@@ -1,4 +1,4 @@
-r"""Token inputs beyond orthonormal rows, and the linear model for given scores (chapter 9).
+r"""Token inputs beyond orthonormal rows, and the linear model for given scores (chapter 8).
 
 The theorem assumes X Xᵀ = I_ℓ (so ℓ ≤ d). Real inputs are neither orthonormal nor fewer
 than the width: :func:`attnspec.gaussian_tokens` samples unit-norm rows that are i.i.d. Gaussian
@@ -99,7 +99,7 @@ def scores_linear_model(S, beta, rng=None, *, exact_degree=1):
 
     Notes
     -----
-    Why Q > 1 (chapter 9, measured): at a fixed head width d_h the degree-k term
+    Why Q > 1 (chapter 8, measured): at a fixed head width d_h the degree-k term
     He_k(q_i·k_j/√d_h) is a kernel of rank at most C(d_h + k − 1, k), so once ℓ is comparable
     to d_h² it is no longer noise-like and must be kept (cf. kernel matrices in polynomial
     scalings, Lu & Yau).
@@ -142,7 +142,7 @@ def reweighted_linear_model(S, beta, rng=None):
 
     Notes
     -----
-    This companion's proposal (chapter 9), checked by simulation only: for tokens with a
+    This companion's proposal (chapter 8), checked by simulation only: for tokens with a
     shared mean direction, softmax(βS) ≈ w_j e^{βS'_ij − β²σ_i²/2}/ℓ, so ℓA − 1 has a
     column-weighted Hermite expansion. Without a key effect and with σ_i = 1 it reduces to
     :func:`attnspec.scores_linear_model` up to the row centring.
