@@ -150,15 +150,9 @@ def shared_pattern_moments(ell, d, heads, beta, *, noise="rule", d_head=None, d_
         X = \begin{cases} s^2 + c\beta^4 & \text{one shared noise (true)},\\
                           (1 + c)\beta^4 & \text{one noise per head.}\end{cases}
 
-    Derivation (chapter 07): averaging over the output projections, m₂ is a sum over pairs of
-    heads of tr(C_h C_hᵀ C_{h'} C_{h'}ᵀ) with C_h the per-head core; for h ≠ h' it is s²/ℓ for
-    independent cores, and for cores (βS + αZ_h)/ℓ sharing S it is
-    [β⁴(2 + c) + 2α²β²(1 + [Z_h = Z_{h'}]) + α⁴(1 + [Z_h = Z_{h'}])]/ℓ, using the second
-    moment 2 + c of SSᵀ/ℓ (A4 §3). The true and per-head values differ by
-    (1 − 1/H)(s² − β⁴) = (1 − 1/H)(α⁴ + 2α²β²): the cross-head correlation of the nonlinear
-    part that independent noise throws away. At ℓ = 500, d = 1000, β = 1, H = 4 this gives
-    10.857 (true) and 9.393 (per-head noise); A4 §6 measures 10.73 / 10.87 (softmax / GE
-    with shared noise) and 9.39 (per-head noise). This formula is this companion's derivation.
+    The true and per-head values differ by (1 − 1/H)(s² − β⁴) = (1 − 1/H)(α⁴ + 2α²β²): the
+    cross-head correlation of the nonlinear part that independent noise throws away. This
+    formula is this companion's derivation (chapter 07, which also compares it with samples).
     """
     noise = check_choice("noise", noise, NOISE_MODELS)
     ell, d, heads, beta, _, d_head, d_value, _, _ = check_arguments(
