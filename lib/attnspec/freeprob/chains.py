@@ -23,7 +23,7 @@ import numpy as np
 
 from ..hermite import noise_variance, total_variance
 from .ladder import continue_to_axis
-from .roots import few_points
+from .roots import few_points, newton_converged
 from .series import free_cumulant_moments, free_cumulants, times_mp
 from .transforms import mp_edges, mp_moment, nu_inf_free_cumulants, nu_inf_inverse_cauchy
 
@@ -33,15 +33,6 @@ __all__ = ["Chain", "Point"]
 def _sqrt(u):
     """Principal square root of a complex array (numpy) or of a Python complex (cmath)."""
     return cmath.sqrt(u) if isinstance(u, complex) else np.sqrt(u)
-
-
-def _polished(size, previous, tol):
-    """The one stopping rule of the chain's Newton drivers (:meth:`Chain.polish`, its scalar
-    path, :meth:`Chain.solve_from`): done after a relative Newton step ``size`` (the one
-    before: ``previous``, 0 for none) with size ≤ tol, or size ≤ 1e-6 and
-    size³ ≤ 1e-20·previous², the error left after it predicted from the observed quadratic
-    contraction (arrays or floats)."""
-    return (size <= tol) | ((size <= 1e-6) & (size ** 3 <= 1e-20 * previous ** 2))
 
 
 def _mp_cauchy_explicit(r, y):
@@ -228,7 +219,8 @@ class Chain:
 
     def polish(self, z, p, least, most=60, tol=1e-14):
         """At least ``least`` and at most ``most`` Newton steps on z(p) = z: from its
-        ``least``-th step on, a point stops by :func:`_polished`.  Once few points are left
+        ``least``-th step on, a point stops by
+        :func:`~attnspec.freeprob.roots.newton_converged`.  Once few points are left
         (:func:`~attnspec.freeprob.roots.few_points`), each finishes on its own in Python
         complex arithmetic (:meth:`_polish_one`)."""
         p = np.array(p, dtype=complex)
@@ -245,7 +237,7 @@ class Chain:
             step = (pt.z - z[active]) / pt.dz
             p[active] = q - step
             size = np.abs(step) / np.abs(q)
-            done = _polished(size, previous[active], tol)
+            done = newton_converged(size, previous[active], tol)
             previous[active] = size
             if k >= least:
                 active[active] = ~done
@@ -262,7 +254,7 @@ class Chain:
                 value, slope = self.at(p)[:2]
                 step = (value - z) / slope
                 p, size = p - step, abs(step) / abs(p)
-                if _polished(size, previous, tol):
+                if newton_converged(size, previous, tol):
                     break
                 previous = size
         except (ZeroDivisionError, OverflowError, ValueError):
@@ -274,8 +266,9 @@ class Chain:
 
         ``root``: a positive integer or one per point; root = k, the order of the zero of a
         hard edge z ≈ C(p − p₀)^k, converges quadratically there.  Steps longer than |p|/2 are
-        shortened to |p|/2.  A point stops by :func:`_polished` (tol 1e-14), after
-        |z − x| ≤ 1e-15 x, or when its residual, below 1e-10 x, stops falling.  Returns
+        shortened to |p|/2.  A point stops by
+        :func:`~attnspec.freeprob.roots.newton_converged` (tol 1e-14), after |z − x| ≤ 1e-15 x,
+        or when its residual, below 1e-10 x, stops falling.  Returns
         (Point at the solutions, ok), ok where |z − x| ≤ 1e-10 x on the physical sheet
         (:meth:`physical`) within ``near`` of the guess in log p.  Why each rule: chapter A1,
         "The backward map and the algorithm"."""
@@ -301,7 +294,7 @@ class Chain:
                                / (pt.dz[k] * q[k]))
                 size = np.abs(step)
                 falling = np.isfinite(step) & ((res < half) | (res > rounding))
-                go = falling & (res > exact) & ~_polished(size, previous, 1e-14)
+                go = falling & (res > exact) & ~newton_converged(size, previous, 1e-14)
                 long = size > 0.5
                 if long.any():
                     step = np.where(long, 0.5 * step / size, step)

@@ -18,6 +18,8 @@ API (shared by :mod:`attnspec.laws` and the multi-head laws)
     All roots of one cubic with real coefficients, in Python scalars (Kahan's method).
 ``quartic_discriminant_sign(coeffs)``
     The exact sign of a quartic's discriminant (integer arithmetic): how many roots are real.
+``newton_converged(size, previous, tol)``
+    The one stopping rule of the multi-head chain's Newton drivers.
 ``few_points(count)``
     Whether ``count`` points are few enough (``FEW_POINTS``) for the fast paths that treat
     them one by one in Python scalars instead of numpy arrays.
@@ -45,9 +47,9 @@ import math
 
 import numpy as np
 
-__all__ = ["few_points", "FEW_POINTS", "cubic_roots", "quartic_roots", "quartic_pair", "polish",
-           "polish_roots", "real_cubic_roots", "quartic_discriminant_sign", "physical_root",
-           "last_axis_take"]
+__all__ = ["few_points", "FEW_POINTS", "newton_converged", "cubic_roots", "quartic_roots",
+           "quartic_pair", "polish", "polish_roots", "real_cubic_roots",
+           "quartic_discriminant_sign", "physical_root", "last_axis_take"]
 
 _OMEGAS = np.exp(2j * np.pi / 3 * np.arange(3))      # the cube roots of unity
 _PAIR = np.array([1.0, -1.0])
@@ -65,6 +67,15 @@ def few_points(count):
     """True when ``count`` points are few enough (≤ ``FEW_POINTS``) for the Python-scalar
     fast path."""
     return count <= FEW_POINTS
+
+
+def newton_converged(size, previous, tol):
+    """The one stopping rule of the library's Newton drivers on the multi-head chain
+    (``Chain.polish``, ``Chain.solve_from``, the edges of ``MultiHeadLaw``): done after a
+    relative step ``size`` (the one before: ``previous``, 0 for none) with size ≤ ``tol``, or
+    size ≤ 1e-6 and size³ ≤ 1e-20·previous², the error left after it predicted from the
+    observed quadratic contraction (arrays or floats)."""
+    return (size <= tol) | ((size <= 1e-6) & (size ** 3 <= 1e-20 * previous ** 2))
 
 
 def _cube_root(u):

@@ -19,10 +19,13 @@ the papers.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._validation import as_float_array
 from ..freeprob.chains import chain_moments
+from ..freeprob.roots import newton_converged
 from .base import LawAccuracyError, SpectralLaw
 from .chebyshev_pieces import KIND_POWER, sin_map_inverse
 from .multihead_moments import closed_form_moments, multihead_chain, unscaled_moment
@@ -390,20 +393,23 @@ class MultiHeadLaw(SpectralLaw):
 
     def _critical_edge(self, p):
         """Refine an edge: Newton on z′(p) = 0 from p; returns the real edge z(p*) and |Im z|.
-        Stops after a step s ≤ 1e-7 (relative to p): z is stationary at p*, so the error
+        Stops by :func:`~attnspec.freeprob.roots.newton_converged` with tol 1e-7 (a relative
+        step s ≤ 1e-7, or a smaller predicted error): z is stationary at p*, so the error
         left in p, O(s²) (O(s) where z″(p*) = 0 too), moves z by O(s⁴) (O(s³)); z(p*) is
         z(p) − z′(p)·s/2 at the last p evaluated (Taylor, exact to O(z‴s³), as z″s = z′).
         One point in Python complex arithmetic; where that divides by zero or overflows
         (numpy's inf or NaN) the edge is NaN, as an unresolved one."""
-        p = complex(p)
+        p, previous = complex(p), 0.0
         try:
             for _ in range(60):
                 z, d1, d2 = self._z_derivatives(p)
                 step = d1 / d2
                 p = p - step
                 z = z - 0.5 * d1 * step
-                if not abs(step) / abs(p) > 1e-7:
+                size = abs(step) / abs(p)
+                if math.isnan(size) or newton_converged(size, previous, 1e-7):
                     break
+                previous = size
         except (ZeroDivisionError, OverflowError, ValueError):
             z = complex(np.nan, np.nan)
         if abs(z.imag) < 1e-8 * abs(z) and z.real > 0:
