@@ -270,3 +270,25 @@ def test_code_is_not_cut(pdf):
     assert lines
     missing = [line for line in lines if " ".join(line.split()) not in text]
     assert missing == []
+
+
+def test_wide_raster_images_are_downsampled_for_print(tmp_path):
+    """A PNG wider than 200 pixels per inch at the printed width is printed from a copy at
+    that width (same aspect); narrower PNGs and SVGs are printed as they are."""
+    from PIL import Image
+
+    tool = load_tool("build_pdf")
+    site, scratch = tmp_path / "site", tmp_path / "scratch"
+    (site / "_images").mkdir(parents=True)
+    scratch.mkdir()
+    Image.new("RGB", (3000, 1200), "white").save(site / "_images" / "wide.png")
+    Image.new("RGB", (1000, 400), "white").save(site / "_images" / "narrow.png")
+    (site / "_images" / "plot.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>")
+    width = int(tool.PRINT_PPI * tool.TEXT_WIDTH_IN)
+    assert 1300 < width < 1500                        # 200 ppi across A4's text column
+    scaled = tool._scaled_image(site, "_images/wide.png", scratch)
+    assert scaled.startswith(tool.SCALED + "/")
+    with Image.open(scratch / scaled.split("/")[-1]) as image:
+        assert image.size == (width, round(1200 * width / 3000))
+    assert tool._scaled_image(site, "_images/narrow.png", scratch) == "_images/narrow.png"
+    assert tool._scaled_image(site, "_images/plot.svg", scratch) == "_images/plot.svg"
