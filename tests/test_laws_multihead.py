@@ -553,3 +553,38 @@ def test_built_density_from_the_series_agrees_with_newton(config):
     assert series.mean() > 0.9 and not series.all()
     assert np.max(np.abs(rho - newton)) <= 1e-9 * np.max(newton)
     assert_allclose(rho[series], newton[series], rtol=2e-10, atol=0)
+
+
+# ---- high orders (issue 24): right or refused for the right reason -----------------------------
+@pytest.mark.parametrize("tie", ["none", "kv"])
+def test_high_order_moments_agree_with_low_orders_and_quadrature(tie):
+    """Issue 24: multihead_moments(400, 800, 4, 1.0, order=200)[2] was NaN (the series
+    coefficients overflowed in units of s) and m₃ is 40.6105 at order=40.  Now each moment
+    does not depend on how many are asked for, and m₈₀ (a number near 1e77, found through
+    series arithmetic) equals Gauss–Legendre quadrature of the law's density."""
+    few = multihead_moments(400, 800, 4, 1.0, tie, order=40)
+    many = multihead_moments(400, 800, 4, 1.0, tie, order=100)
+    assert np.all(np.isfinite(many)) and np.all(np.array(many) > 0)
+    assert_allclose(many[:40], few, rtol=1e-12)
+    if tie == "none":
+        assert few[2] == pytest.approx(40.6105, abs=1e-4)
+    law = MultiHeadLaw(400, 800, 4, 1.0, tie)
+    top = law.support()[1]
+    for k in (30, 80):      # in units of the right edge, so that x^k neither over- nor underflows
+        scaled = quadrature(law, lambda x, k=k: (x / top) ** k, nodes=800)
+        assert scaled * top ** k == pytest.approx(many[k - 1], rel=1e-7)
+        assert law.moment(k) == pytest.approx(many[k - 1], rel=1e-12)
+
+
+def test_moment_orders_beyond_the_series_accuracy_are_refused_saying_so():
+    """Orders whose rounding error exceeds the stated accuracy are refused as such (naming the
+    parameter and the highest accurate order), not as overflowing the float range (which
+    MultiHeadLaw(400, 800, 4, 1.0).moment(160), about 1e155, is not)."""
+    with pytest.raises(ValueError, match=r"order=200: .* rounding .* order must be <= \d+") as info:
+        multihead_moments(400, 800, 4, 1.0, order=200)
+    highest = int(re.search(r"<= (\d+)", str(info.value)).group(1))
+    assert 40 <= highest < 200
+    assert len(multihead_moments(400, 800, 4, 1.0, order=highest)) == highest
+    with pytest.raises(ValueError, match=r"k=160: .* rounding") as info:
+        MultiHeadLaw(400, 800, 4, 1.0).moment(160)
+    assert "float range" not in str(info.value)
