@@ -52,9 +52,12 @@ def test_one_head_is_that_head_of_the_stack():
 
 
 @pytest.mark.parametrize("text, pattern", [("", "non-blank"), ("   \n", "non-blank"),
-                                           (b"bytes", "must be a str"), (None, "must be a str")])
+                                           (b"bytes", "must be a str"), (None, "must be a str"),
+                                           ("a\udcff b", r"text must be valid Unicode; .* index 1")])
 def test_empty_or_wrong_text_is_refused(text, pattern):
-    with pytest.raises(ValueError, match=pattern):
+    """A lone surrogate (how Python decodes bytes that are not UTF-8) used to fail inside
+    the tokenizer with a TypeError (issue 24)."""
+    with pytest.raises(attnspec.ParameterError, match=pattern):
         attnspec.minilm_attention(text)
 
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import (ParameterError, ParameterTypeError, check_beta, check_choice,
-                           check_float, check_int, check_rng)
+from .._validation import (ParameterError, ParameterTypeError, as_float_array, check_beta,
+                           check_choice, check_float, check_int, check_rng)
 from ..hermite import total_variance
 from ..sampling.softmax import gaussian_factors, scores
 
@@ -159,7 +159,7 @@ def threshold_scales(ell):
     if isinstance(ell, (str, bytes, bool, np.bool_)):
         raise ValueError(message)
     try:
-        values = np.asarray(ell, dtype=np.float64)
+        values = as_float_array(ell, "ell")   # refuses complex, dates, huge integers
     except (TypeError, ValueError):
         raise ValueError(message) from None
     if values.size == 0 or not np.all(np.isfinite(values)) or np.any(values <= 1):
