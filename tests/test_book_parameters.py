@@ -148,3 +148,12 @@ def test_the_shipped_registry_reads_back_equal():
     from attnspec.book.chapters import _REGISTRY, CHAPTERS, _read_registry
 
     assert _read_registry(_REGISTRY) == CHAPTERS
+
+
+@pytest.mark.parametrize("item, shown", [("ell=1_000", "'1_000'"), ("ell=0x200", "'0x200'"),
+                                         ("betas=[0.5, 1_0]", "'1_0'")])
+def test_rerun_numbers_are_ascii_decimal_literals(item, shown):
+    """Issue 24: `attnspec rerun 03 ell=1_000` was read as 1000 (Python literal syntax)."""
+    with pytest.raises(ParameterError, match=rf"ASCII decimal digits and no underscores; got {shown}"):
+        parse_assignments("03_single_head_theorem", [item])
+    assert parse_assignments("03_single_head_theorem", ["ell=1000"]) == {"ell": 1000}
