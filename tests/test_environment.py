@@ -58,3 +58,18 @@ def test_installed_versions_match_the_pins():
         if got != wanted:
             wrong.append(f"{name}: pinned {wanted}, installed {got}")
     assert wrong == []
+
+
+def test_cluster_packages_are_an_extra_still_pinned_and_nothing_unused():
+    """Issue 24: dask, distributed and joblib are the optional extra attnspec[distributed],
+    not dependencies of the library, while requirements.txt keeps pinning them (CI installs
+    and tests them); the unused lazy-importer pin is gone."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    extra = {re.split(r"[<>=\[ ]", item)[0] for item in project["optional-dependencies"]["distributed"]}
+    assert extra == {"dask", "distributed", "joblib"}
+    assert not extra & {re.split(r"[<>=\[ ]", item)[0] for item in project["dependencies"]}
+    pinned = {pin.split("==")[0].lower() for pin in _requirement_pins()}
+    assert extra <= pinned
+    assert "lazy-importer" not in pinned
