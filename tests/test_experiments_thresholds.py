@@ -186,6 +186,7 @@ def _chi2_oracle(beta, ell, d_qk):
 
 @pytest.mark.parametrize("beta, ell, d_qk", [(1e-3, 10, 5), (0.5, 1000, 1000), (1.0, 10, 5),
                                              (1.5, 3, 64), (2.0, 100, 17), (1e-8, 1, 1)])
+@pytest.mark.slow
 def test_row_sum_fluctuation_exact_against_quadrature(beta, ell, d_qk):
     """The closed form against an independent quadrature, small β included (no cancellation)."""
     assert attnspec.row_sum_fluctuation(beta, ell, d_qk).exact == pytest.approx(

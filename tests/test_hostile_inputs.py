@@ -94,6 +94,7 @@ def test_a_parameter_given_twice_is_refused():
         parse_assignments("03_single_head_theorem", ["ell=200", "ell=300"])
 
 
+@pytest.mark.slow
 def test_hostile_catalogue_has_no_silent_or_foreign_outcome():
     """tools/hostile_inputs.py (quick library catalogue): every call is refused by name or
     correct by its own check; none silent (inf/NaN/wrong), none foreign (unnamed error)."""

@@ -201,6 +201,7 @@ def _pooled_linear(beta, c, ell=1000, draws=4, seed=0):
 
 
 @pytest.mark.parametrize("beta,c", [(1.0, 1.0), (0.25, 2.0)], ids=["beta=1-c=1", "beta=0.25-c=2"])
+@pytest.mark.slow
 def test_monte_carlo_linear_model(beta, c):
     """KS(linear model at ℓ = 1000, ν_∞) is within three times the KS noise; MP is not."""
     sample = _pooled_linear(beta, c)

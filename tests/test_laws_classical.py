@@ -49,6 +49,7 @@ def test_semicircle_conventions():
     assert attnspec.ks_distance(law.rvs(2000, rng=0), law) < 1.63 / math.sqrt(2000)
 
 
+@pytest.mark.slow
 def test_monte_carlo_score_product_atom():
     """M = WWᵀ/ℓ at c = 2: atom 1 − 1/c at 0 and the gapped bulk match simulation."""
     rng = np.random.default_rng(3)

@@ -60,6 +60,7 @@ def executed(tmp_path_factory):
     return folder / "out.ipynb", run.stderr
 
 
+@pytest.mark.slow
 def test_ipc_kernel_does_not_warn_about_tcp(executed):
     _, stderr = executed
     assert "without encryption" not in stderr
