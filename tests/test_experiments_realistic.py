@@ -1,4 +1,4 @@
-"""The relaxation study of chapter 9 and the resolved KS distance (experiments/realistic.py)."""
+"""The relaxation study of chapter 8 and the resolved KS distance (experiments/realistic.py)."""
 
 import math
 

@@ -1,4 +1,4 @@
-"""Chapter 10's measurements of trained heads, each against a value known from theory."""
+"""Chapter 9's measurements of trained heads, each against a value known from theory."""
 
 import math
 

@@ -1,7 +1,7 @@
 """Causal attention and its masked linear model (sampling/masked.py).
 
 Oracles: exact identities of the mask and of the row normalisation; the masked moments
-s/2 and 2s²/3 + cβ⁴/6 (derived in chapter 9 by counting pairings, checked here by Monte
+s/2 and 2s²/3 + cβ⁴/6 (derived in chapter 8 by counting pairings, checked here by Monte
 Carlo with standard-error tolerances); the unmasked limit n_i = ℓ.
 """
 

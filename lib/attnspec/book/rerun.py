@@ -89,16 +89,32 @@ def find_book_root(start=None):
 
 
 def resolve_chapter(name, book_root):
-    """Find a chapter by its file stem (``03_single_head_theorem``), number (``03``) or slug."""
+    """Find a chapter by its number as the book shows it (``3``, ``03``), its file stem
+    (``03_single_head_theorem``), its slug, or a fragment of its name found in one chapter
+    only (``threshold``).
+
+    Raises :class:`ParameterError` listing the chapters when ``name`` matches none or several.
+    """
     chapters = sorted(p for p in (Path(book_root) / "chapters").glob("*.ipynb"))
-    stem = Path(name).stem
-    matches = [p for p in chapters
-               if stem in (p.stem, p.stem.split("_", 1)[0], p.stem.split("_", 1)[-1])]
+    text = Path(str(name).strip()).stem
+    if re.fullmatch(r"[0-9]{1,2}", text):
+        matches = [p for p in chapters if _number(p) == int(text)]
+    else:
+        exact = [p for p in chapters if text in (p.stem, p.stem.split("_", 1)[-1])]
+        matches = exact or [p for p in chapters if text and text.lower() in p.stem.lower()]
     if len(matches) != 1:
-        listed = "\n  ".join(p.stem for p in chapters)
-        raise ParameterError(f"chapter must name one notebook in chapters/; got chapter={name!r}."
+        listed = "\n  ".join(f"{_number(p)}  {p.stem}" for p in chapters)
+        found = (f"it matches {', '.join(p.stem for p in matches)}" if matches
+                 else "it matches no chapter")
+        raise ParameterError(f"chapter must be a chapter's number (3 or 03), file name or a "
+                             f"fragment of one chapter's name; got chapter={name!r}: {found}."
                              f"\nThe chapters are:\n  {listed}")
     return matches[0]
+
+
+def _number(path):
+    """The chapter number the book shows, read from the file name (``03_x`` → 3)."""
+    return int(path.stem.split("_", 1)[0])
 
 
 def output_name(stem, values):

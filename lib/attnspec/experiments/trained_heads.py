@@ -1,6 +1,6 @@
-r"""A trained transformer under the lens: all-MiniLM-L6-v2's heads against ν∞ (chapter 10).
+r"""A trained transformer under the lens: all-MiniLM-L6-v2's heads against ν∞ (chapter 9).
 
-Every measurement of chapter 10, per head of the pretrained model (6 layers × 12 heads,
+Every measurement of chapter 9, per head of the pretrained model (6 layers × 12 heads,
 d_h = 32) and per passage of :func:`attnspec.pretrained.passages.minilm_passages`:
 
 * β_eff, the effective inverse temperature: the per-row standard deviation of the scores
@@ -20,7 +20,7 @@ d_h = 32) and per passage of :func:`attnspec.pretrained.passages.minilm_passages
   model built from the head's own scores, (S P + α Z P)/√ℓ with α² = e^{β_eff²} − 1 − β_eff²;
 * the centred multi-head output of a layer against :class:`attnspec.MultiHeadLaw`.
 
-Everything here is a measurement of this companion (chapter 10), not a claim of the papers.
+Everything here is a measurement of this companion (chapter 9), not a claim of the papers.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def law_distances(values, beta, c):
     """KS distances of squared singular values to ν∞(β, c) and to MP(1, e^{β²} − 1).
 
     Returns ``(ks_nu, ks_mp)``; an entry is NaN where that law cannot be built at (β, c)
-    (the "law out of reach" of chapter 10: :class:`attnspec.AttentionLaw` refuses β > 26 or
+    (the "law out of reach" of chapter 9: :class:`attnspec.AttentionLaw` refuses β > 26 or
     c outside [0.01, 100]; MP is evaluated as MP(1, 1) at x/s, exact for every β ≤ 26).
     """
     try:

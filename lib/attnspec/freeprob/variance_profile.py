@@ -13,7 +13,7 @@ the vector Dyson (quadratic vector) equation of the Gram matrix
 Im ψ, Im ψ̃ > 0. A flat profile σ² gives Marchenko–Pastur MP(1, σ²).
 
 The causal (lower-triangular) profile σ²·1{y ≤ x} has a closed form (derived in the book,
-chapter 9, consistent with Dykema & Haagerup's DT operators: the moments are
+chapter 8, consistent with Dykema & Haagerup's DT operators: the moments are
 σ^{2n} nⁿ/(n + 1)!). With v ∈ (0, π),
 
 .. math:: t(v) = σ^2 \frac{\sin v}{v} e^{v\cot v}, \qquad
@@ -134,10 +134,10 @@ def variance_profile_density(profile, t, *, eta_min=1e-9, tol=1e-11):
     eliminated), for all t at once: damped fixed-point iteration at a large η, then
     Newton's method continued down a geometric ladder of 40 values of η to η_min, keeping
     the physical branch Im ψ > 0 (the library's one ladder,
-    :func:`attnspec.freeprob.ladder.continue_to_axis`; MATH.md §3's recipe for ν_∞).
+    :func:`attnspec.freeprob.ladder.continue_to_axis`; A4 §3's recipe for ν_∞).
     Raises ``RuntimeError`` if a point fails to converge. Accuracy: the discretised equation
     is solved to ``tol``; what remains is the discretisation of the profile (measured in
-    ``tests/test_freeprob_variance_profile.py`` and chapter 9: a flat profile gives
+    ``tests/test_freeprob_variance_profile.py`` and chapter 8: a flat profile gives
     Marchenko–Pastur to rounding at any n; the causal triangle, with cell averages, is within
     7e-4 relative of its closed form in the bulk at n = 50 and 1.7e-4 at n = 100, i.e.
     O(1/n²)). Cost O(len(t)·n³) per Newton step:

@@ -1,4 +1,4 @@
-"""Limiting spectral laws as scipy-like objects (MATH.md §3, §6).
+"""Limiting spectral laws as scipy-like objects (A4 §3, §6).
 
 ``base`` (:class:`~attnspec.laws.base.SpectralLaw`, the shared machinery), ``classical``
 (Marchenko–Pastur, the score product, the semicircle), ``attention`` (ν_∞(β, c)), ``multihead``

@@ -1,8 +1,8 @@
-r"""The closed-form law of the causal variance profile σ²·1{y ≤ x} (book chapter 9).
+r"""The closed-form law of the causal variance profile σ²·1{y ≤ x} (book chapter 8).
 
 The squared singular values of an ℓ×ℓ lower-triangular Gaussian matrix with entries of
 variance σ²/ℓ converge to this law: the solution of the vector Dyson equation
-(:mod:`attnspec.freeprob.variance_profile`) for the triangle, derived in chapter 9, whose
+(:mod:`attnspec.freeprob.variance_profile`) for the triangle, derived in chapter 8, whose
 moments σ^{2n} nⁿ/(n + 1)! are those of T*T for Dykema & Haagerup's quasinilpotent DT
 operator T. Not a :class:`~attnspec.laws.base.SpectralLaw`: its density blows up like
 1/(t log² t) at 0, an edge the base class's Chebyshev machinery does not resolve, but it needs
@@ -22,7 +22,7 @@ __all__ = ["TriangularProfileLaw"]
 
 
 class TriangularProfileLaw(LawSummaries):
-    r"""Limit law of X Xᵀ for the causal profile σ²·1{j ≤ i} (chapter 9; closed form).
+    r"""Limit law of X Xᵀ for the causal profile σ²·1{j ≤ i} (chapter 8; closed form).
 
     The squared singular values of an ℓ×ℓ lower-triangular Gaussian matrix with entries of
     variance σ²/ℓ; the noise-only part of the masked Gaussian-equivalent model; the law of

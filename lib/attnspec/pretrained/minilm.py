@@ -1,4 +1,4 @@
-r"""Reader and numpy forward pass of the pretrained all-MiniLM-L6-v2 (chapter 10).
+r"""Reader and numpy forward pass of the pretrained all-MiniLM-L6-v2 (chapter 9).
 
 all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0) is a BERT encoder: 6 post-LayerNorm
 layers of 12 heads, width d = 384, head width d_h = 32, 512 positions. Its weights come from
@@ -40,6 +40,7 @@ import numpy as np
 from scipy.special import erf
 
 from .._validation import ParameterError, ParameterTypeError, check_int
+from ..sampling.softmax import softmax_rows
 
 __all__ = ["minilm_attention", "minilm_head_attention", "minilm_forward", "minilm_files", "minilm_weights", "models_dir",
            "MiniLMOutput",
@@ -83,7 +84,8 @@ def models_dir():
     return Path(__file__).resolve().parents[3] / "_vendor" / "models"
 
 
-def _sha256(path):
+def file_sha256(path):
+    """The SHA-256 of a file's bytes, as hex (read in blocks of 1 MiB)."""
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
@@ -94,7 +96,7 @@ def _sha256(path):
 @lru_cache(maxsize=8)
 def _verified(path, size, mtime_ns):
     """SHA-256 check of one file, remembered per (path, size, mtime) for the process."""
-    return _sha256(path) == FILE_SHA256[Path(path).name]
+    return file_sha256(path) == FILE_SHA256[Path(path).name]
 
 
 def minilm_files(directory=None):
@@ -180,11 +182,6 @@ def _gelu(x):
 def _dense(x, weights, name):
     """x Wᵀ + b with the (out, in) weight layout of the checkpoint."""
     return x @ weights[name + ".weight"].T + weights[name + ".bias"]
-
-
-def _softmax_rows(S):
-    A = np.exp(S - S.max(axis=-1, keepdims=True))
-    return A / A.sum(axis=-1, keepdims=True)
 
 
 @dataclass(frozen=True)
@@ -291,7 +288,7 @@ def minilm_forward(text, max_tokens=MAX_TOKENS, *, directory=None):
             split("attention.self.value")
         values[layer] = V
         scores[layer] = Q @ K.transpose(0, 2, 1) / math.sqrt(HEAD_WIDTH)
-        context = (_softmax_rows(scores[layer]) @ V).transpose(1, 0, 2).reshape(ell, WIDTH)
+        context = (softmax_rows(scores[layer], 1.0) @ V).transpose(1, 0, 2).reshape(ell, WIDTH)
         x = _layer_norm(x + _dense(context, w, p + "attention.output.dense"),
                         w[p + "attention.output.LayerNorm.weight"],
                         w[p + "attention.output.LayerNorm.bias"])
@@ -300,7 +297,7 @@ def minilm_forward(text, max_tokens=MAX_TOKENS, *, directory=None):
                         w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"])
         hidden[layer + 1] = x
     return MiniLMOutput(tokens=list(encoding.tokens), ids=ids, embeddings=hidden[0].copy(),
-                        hidden=hidden, values=values, scores=scores, attention=_softmax_rows(scores))
+                        hidden=hidden, values=values, scores=scores, attention=softmax_rows(scores, 1.0))
 
 
 def minilm_head_attention(text, layer, head, max_tokens=MAX_TOKENS):

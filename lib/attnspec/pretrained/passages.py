@@ -1,4 +1,4 @@
-"""The passages chapter 10 feeds to all-MiniLM-L6-v2 (files in ``texts/``, sources in SOURCES.md)."""
+"""The passages chapter 9 feeds to all-MiniLM-L6-v2 (files in ``texts/``, sources in SOURCES.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-r"""Token inputs beyond orthonormal rows, and the linear model for given scores (chapter 9).
+r"""Token inputs beyond orthonormal rows, and the linear model for given scores (chapter 8).
 
 The theorem assumes X Xᵀ = I_ℓ (so ℓ ≤ d). Real inputs are neither orthonormal nor fewer
 than the width: :func:`attnspec.gaussian_tokens` samples unit-norm rows that are i.i.d. Gaussian
@@ -10,7 +10,7 @@ trained models do:
           \qquad g_i \sim N(0, I_d),
 
 so that x_i·x_j ≈ ρ for i ≠ j. :func:`attnspec.scores_linear_model` is the Gaussian-equivalent
-linear model (αZ + βS)/√ℓ of MATH.md §2 built on given scores S, to test whether the
+linear model (αZ + βS)/√ℓ of A4 §2 built on given scores S, to test whether the
 equivalence survives such inputs.
 """
 
@@ -74,7 +74,7 @@ def _check_score_arguments(S, beta, rng):
 
 @fill_docstring
 def scores_linear_model(S, beta, rng=None, *, exact_degree=1):
-    r"""The linear model (αZ + βS)/√ℓ on given ℓ×ℓ scores S (MATH.md §2), optionally with
+    r"""The linear model (αZ + βS)/√ℓ on given ℓ×ℓ scores S (A4 §2), optionally with
     the Hermite terms up to ``exact_degree`` kept exactly.
 
     Parameters
@@ -99,7 +99,7 @@ def scores_linear_model(S, beta, rng=None, *, exact_degree=1):
 
     Notes
     -----
-    Why Q > 1 (chapter 9, measured): at a fixed head width d_h the degree-k term
+    Why Q > 1 (chapter 8, measured): at a fixed head width d_h the degree-k term
     He_k(q_i·k_j/√d_h) is a kernel of rank at most C(d_h + k − 1, k), so once ℓ is comparable
     to d_h² it is no longer noise-like and must be kept (cf. kernel matrices in polynomial
     scalings, Lu & Yau).
@@ -142,7 +142,7 @@ def reweighted_linear_model(S, beta, rng=None):
 
     Notes
     -----
-    This companion's proposal (chapter 9), checked by simulation only: for tokens with a
+    This companion's proposal (chapter 8), checked by simulation only: for tokens with a
     shared mean direction, softmax(βS) ≈ w_j e^{βS'_ij − β²σ_i²/2}/ℓ, so ℓA − 1 has a
     column-weighted Hermite expansion. Without a key effect and with σ_i = 1 it reduces to
     :func:`attnspec.scores_linear_model` up to the row centring.

@@ -1,4 +1,4 @@
-r"""Causal (decoder) attention and its masked Gaussian equivalent (book chapter 9).
+r"""Causal (decoder) attention and its masked Gaussian equivalent (book chapter 8).
 
 Row i of causal attention attends only to the keys j ≤ i, so it has n_i = i allowed keys
 (1-based). The trivial part of row i is the uniform row U_ij = 1/n_i (j ≤ i): the centred
@@ -9,7 +9,7 @@ row i averages n_i terms, the natural observable multiplies each row by its own 
 
 so that Y_ij = (n_i A_ij − 1)/√ℓ on the allowed entries. Without a mask n_i = ℓ and Y is the
 book's √ℓ A^⊥. The masked Gaussian-equivalent model (this companion's proposal, tested by
-simulation in chapter 9) masks scores and noise alike:
+simulation in chapter 8) masks scores and noise alike:
 
 .. math:: Y_{\mathrm{lin}} = \frac{1}{\sqrt{\ell}}\, M \odot (αZ + βS),
           \qquad M_{ij} = 1\{j \le i\}, \qquad α^2 = e^{β^2} - 1 - β^2 .
@@ -128,7 +128,7 @@ def causal_linear_equivalent(S, beta, rng=None):
 
     Notes
     -----
-    Its first two moments (this companion's computation, chapter 9, for S = QKᵀ/√d_qk with
+    Its first two moments (this companion's computation, chapter 8, for S = QKᵀ/√d_qk with
     Gaussian Q, K and c = ℓ/d_qk): m₁ → s/2 and m₂ → 2s²/3 + cβ⁴/6, s = e^{β²} − 1.
     The noise part alone has the closed-form law
     :class:`attnspec.TriangularProfileLaw` (scale α²).
