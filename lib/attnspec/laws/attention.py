@@ -249,7 +249,7 @@ class AttentionLaw(SpectralLaw):
         Inverse temperature, 0 < β ≤ ``hermite.BETA_MAX`` (26, so that e^{β²} is finite).
     c : float, default 1.0
         Aspect ratio c = ℓ/d_qk, ``C_MIN`` ≤ c ≤ ``C_MAX`` (0.01 to 100), except, for β in the
-        small-beta form with c < 2 (β ≲ 4.5e-7, see Notes), 1 < c < 1 + 116.2β (about; the
+        small-beta form with c < 2 (β ≲ 4.5e-7; appendix A2), 1 < c < 1 + 116.2β (about; the
         message gives the exact bound), where that form's two pieces would overlap.
 
     Attributes
