@@ -98,7 +98,7 @@ def test_check_parameters_reads_a_notebook_namespace():
     """In a notebook the check sees the globals, ignores modules and functions, converts types."""
     namespace = {"np": sys, "print": print, "ell": 100, "d_qk": 50, "beta": 1, "draws": 2,
                  "seed": 0, "_": None, "In": [], "Out": {}}
-    params = attnspec.check_parameters(CH01, namespace)
+    params = attnspec.book.check_parameters(CH01, namespace)
     assert params.beta == 1.0 and isinstance(namespace["beta"], float)
 
 
@@ -106,7 +106,7 @@ def test_check_parameters_catches_an_injected_unknown_name():
     """A papermill -p with an unknown name shows up as an extra global and is refused."""
     namespace = {"ell": 100, "d_qk": 50, "beta": 1.0, "draws": 2, "seed": 0, "bta": 2.0}
     with pytest.raises(ParameterError, match="unknown parameter"):
-        attnspec.check_parameters(CH01, namespace)
+        attnspec.book.check_parameters(CH01, namespace)
 
 
 def test_parse_assignments_reads_literals_and_bare_words():

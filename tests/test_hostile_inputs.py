@@ -110,8 +110,8 @@ def test_hostile_catalogue_has_no_silent_or_foreign_outcome():
 @pytest.mark.parametrize("call, name", [
     (lambda: attnspec.AttentionLaw(10**400, 1), "beta"),
     (lambda: attnspec.AttentionLaw(1.0, 10**400), "c"),
-    (lambda: attnspec.row_sum_fluctuation(1.0, 10, 10**400), "d_qk"),
-    (lambda: attnspec.row_sum_fluctuation(1.0, 10**400, 10), "ell"),
+    (lambda: attnspec.experiments.row_sums.row_sum_fluctuation(1.0, 10, 10**400), "d_qk"),
+    (lambda: attnspec.experiments.row_sums.row_sum_fluctuation(1.0, 10**400, 10), "ell"),
     (lambda: attnspec.noise_variance(10**400), "beta"),
 ])
 def test_integers_beyond_the_float_range_are_refused_by_name(call, name):
@@ -130,7 +130,7 @@ def test_threshold_scales_refuses_what_is_not_a_real_number(ell):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with pytest.raises(ValueError, match=r"^ell must be a finite number > 1"):
-            attnspec.threshold_scales(ell)
+            attnspec.experiments.thresholds.threshold_scales(ell)
 
 
 def test_attention_law_moments_below_or_beyond_the_float_range_say_which():

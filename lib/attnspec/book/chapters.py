@@ -4,7 +4,7 @@ The registry is data: ``chapters.toml`` beside this module, one entry per notebo
 ``chapters/``; ``tests/test_chapters.py`` fails when an entry and the
 notebook's ``parameters`` cell disagree. ``quick`` holds the small sizes the test suite reruns
 each chapter with (through papermill), so every chapter is exercised off its defaults too.
-:func:`attnspec.check_parameters` (the notebooks' check cell),
+:func:`attnspec.book.check_parameters` (the notebooks' check cell),
 :func:`check_values`, :func:`parse_assignments` and :func:`describe` look chapters up here; the
 spec types live in :mod:`attnspec.book.parameters`, which does not import this module.
 """

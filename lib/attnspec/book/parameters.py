@@ -4,7 +4,7 @@ Every chapter has one ``parameters``-tagged cell of plain assignments (the defau
 renders with). Its declaration lives in :mod:`attnspec.book.chapters`: a type from this module,
 an allowed range and one line of help per name. The cell right after the parameters cell calls::
 
-    P = attnspec.check_parameters("03_single_head_theorem", globals())
+    P = attnspec.book.check_parameters("03_single_head_theorem", globals())
 
 which refuses unknown names (a misspelt papermill ``-p betta 2``), wrong types and
 out-of-range values with one message that lists the chapter's parameters. ``attnspec rerun``
