@@ -100,7 +100,7 @@ def test_onset_standard_error_only_where_every_draw_crosses():
     assert summary.text() == f"{summary.onset:.3g} ± 0.2"
 
 
-def test_onset_text_single_draw_and_no_crossing():
+def test_onset_summary_text_single_draw_and_no_crossing():
     one = outlier_onset.onset_summary(_onset_runs([np.exp([-2, -1, 1, 2.0])]))
     assert one.text() == "1.25 (one draw)"
     assert one.text(crossing=False) == "1.25"
@@ -143,7 +143,7 @@ def test_onset_summary_and_text_above_the_edge_from_the_first_beta():
         " ± n/a (1 of 3 draws above the edge at the first β)")
 
 
-def test_onset_text_none_and_key():
+def test_onset_summary_text_none_and_key():
     none = outlier_onset.onset_summary(_onset_runs([np.full(4, 0.5)] * 2))
     assert none.text(none="none") == "none"
     assert none.text(key="end", none="none") == "none"

@@ -4,12 +4,12 @@ papermill reruns and the ``attnspec`` command line."""
 
 from typing import TYPE_CHECKING
 
-from .._lazy import lazy_attributes
+from .._lazy import lazy_attributes as _lazy_attributes
 
 if TYPE_CHECKING:   # for type checkers and IDEs; at run time loaded on first use
     from .chapters import check_parameters
 
 __all__ = ["check_parameters"]
 
-__getattr__, __dir__ = lazy_attributes(__name__, {"check_parameters": "chapters"}, (
-    "chapters", "cli", "cli_law", "cli_models", "kernel", "parameters", "report", "rerun"))
+# check_parameters, and attnspec.book.<module> without importing it first
+__getattr__, __dir__ = _lazy_attributes(__name__, {"check_parameters": "chapters"})

@@ -4,16 +4,14 @@
 weights), ``outliers`` (outliers and distances to the limit laws), ``multihead`` (multi-head
 studies), ``thresholds`` (the registry of scales of the threshold for linearisation),
 ``outlier_onset`` (the finite-ℓ outlier onset), ``operator_norm`` (the top singular value of A
-and the norm of the linear model), ``row_sums`` (row-sum fluctuations: A4 §5's formula and
+and the norm of the linear model), ``row_sums`` (row-sum fluctuations: the formula of A4 §5 and
 their measurement), ``prior_model`` (the i.i.d.-score model against softmax),
 ``realistic`` (the theorem's assumptions relaxed one at a time), ``tables`` (their rows and
 text formats) and ``trained_heads`` (chapter 9's measurements of a pretrained model). A new
 study gets a new module here.
 """
 
-from .._lazy import lazy_attributes
+from .._lazy import lazy_attributes as _lazy_attributes
 
 # attnspec.experiments.<topic> works after a plain ``import attnspec``
-__getattr__, __dir__ = lazy_attributes(__name__, submodules=(
-    "coupling", "multihead", "operator_norm", "outlier_onset", "outliers", "prior_model",
-    "realistic", "row_sums", "stepwise", "tables", "thresholds", "trained_heads"))
+__getattr__, __dir__ = _lazy_attributes(__name__)

@@ -33,7 +33,7 @@ MEASURE_BETA_MAX = 3.0
 
 @dataclass(frozen=True)
 class RowSumFluctuation:
-    r"""Relative standard deviation of a softmax row sum rᵢ = Σₖ e^{βSᵢₖ} (appendix A4 §5).
+    r"""Relative standard deviation of a softmax row sum rᵢ = Σₖ e^{βSᵢₖ} (appendix A4 §5; this book's derivation).
 
     Attributes
     ----------

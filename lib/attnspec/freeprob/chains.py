@@ -209,14 +209,6 @@ class Chain:
         return 1 / np.sqrt(w2) if self.kind == "untied" else 1 / w2
 
     # ---- solvers ----------------------------------------------------------------------------
-    def newton(self, z, p, iters):
-        """``iters`` ≥ 1 Newton steps on z(p) = z (arrays); returns p, and z'(p) and G_Y at the
-        last point evaluated (one step before p: good enough for the next predictor)."""
-        for _ in range(iters):
-            pt = self.evaluate(p)
-            p = p - (pt.z - z) / pt.dz
-        return p, pt.dz, pt.G
-
     def polish(self, z, p, least, most=60, tol=1e-14):
         """At least ``least`` and at most ``most`` Newton steps on z(p) = z: from its
         ``least``-th step on, a point stops by
@@ -391,8 +383,9 @@ class Chain:
             return (last[0].z - z) / last[0].dz, 1 / last[0].dz
 
         with np.errstate(all="ignore"):
-            # the top level from the large-|z| guess: two Newton steps, then the ladder
-            p_top = self.newton(x + 1j * scale * top, self.initial(x + 1j * scale * top), 1)[0]
+            # the top level from the large-|z| guess: one Newton step, then the ladder
+            z_top = x + 1j * scale * top
+            p_top = self.polish(z_top, self.initial(z_top), 1, 1)
             p = continue_to_axis(x, newton_step, lambda z: p_top, scale, top=top,
                                  bottom=low / scale, levels=levels, newton_steps=iters,
                                  tol=0.0, tangent=True)
