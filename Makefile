@@ -4,7 +4,7 @@
 #   make test    the whole test suite (library, nbval, papermill reruns, book, browser)
 #                (both run JOBS chapters or tests at a time: one per core; JOBS=1 serial)
 #   make test-fast  the library tests without the book, browser, PDF, notebooks and the tests
-#                marked slow (oracles, Monte Carlo): the loop while editing lib/, about a minute
+#                marked slow (oracles, Monte Carlo): the loop while editing lib/
 #   make rerun CHAPTER=03 PARAMS="beta=1.5 ell=500"    rerun one chapter with other parameters
 # Run `make help` for the rest.
 
