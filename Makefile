@@ -3,6 +3,8 @@
 #                execute every chapter and build the HTML strictly
 #   make test    the whole test suite (library, nbval, papermill reruns, book, browser)
 #                (both run JOBS chapters or tests at a time: one per core; JOBS=1 serial)
+#   make test-fast  the library tests without the book, browser, PDF, notebooks and the tests
+#                marked slow (oracles, Monte Carlo): the loop while editing lib/
 #   make rerun CHAPTER=03 PARAMS="beta=1.5 ell=500"    rerun one chapter with other parameters
 # Run `make help` for the rest.
 
@@ -30,7 +32,7 @@ SERIAL_BLAS := $(if $(filter 1,$(JOBS)),,OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=
 NBVAL := --nbval-lax --nbval-current-env --nbval-cell-timeout=900 \
 	--nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: help setup models book test unit notebooks rerun baseline student bench lock clean pdf \
+.PHONY: help setup models book test test-fast unit notebooks rerun baseline student bench lock clean pdf \
 	handout normalize repository
 
 help:
@@ -76,6 +78,10 @@ book: setup models
 
 unit: setup
 	$(SERIAL_BLAS) $(PY) -m pytest tests -m "not book and not browser" $(PARALLEL)
+
+test-fast: setup
+	$(SERIAL_BLAS) $(PY) -m pytest tests -m "not book and not browser and not slow" \
+		-p no:cacheprovider $(PARALLEL)
 
 notebooks: setup
 	$(SERIAL_BLAS) $(PY) -m pytest chapters $(NBVAL) -p no:cacheprovider $(PARALLEL)

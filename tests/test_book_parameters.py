@@ -98,7 +98,7 @@ def test_check_parameters_reads_a_notebook_namespace():
     """In a notebook the check sees the globals, ignores modules and functions, converts types."""
     namespace = {"np": sys, "print": print, "ell": 100, "d_qk": 50, "beta": 1, "draws": 2,
                  "seed": 0, "_": None, "In": [], "Out": {}}
-    params = attnspec.check_parameters(CH01, namespace)
+    params = attnspec.book.check_parameters(CH01, namespace)
     assert params.beta == 1.0 and isinstance(namespace["beta"], float)
 
 
@@ -106,7 +106,7 @@ def test_check_parameters_catches_an_injected_unknown_name():
     """A papermill -p with an unknown name shows up as an extra global and is refused."""
     namespace = {"ell": 100, "d_qk": 50, "beta": 1.0, "draws": 2, "seed": 0, "bta": 2.0}
     with pytest.raises(ParameterError, match="unknown parameter"):
-        attnspec.check_parameters(CH01, namespace)
+        attnspec.book.check_parameters(CH01, namespace)
 
 
 def test_parse_assignments_reads_literals_and_bare_words():
@@ -148,6 +148,15 @@ def test_the_shipped_registry_reads_back_equal():
     from attnspec.book.chapters import _REGISTRY, CHAPTERS, _read_registry
 
     assert _read_registry(_REGISTRY) == CHAPTERS
+
+
+@pytest.mark.parametrize("item, shown", [("ell=1_000", "'1_000'"), ("ell=0x200", "'0x200'"),
+                                         ("betas=[0.5, 1_0]", "'1_0'")])
+def test_rerun_numbers_are_ascii_decimal_literals(item, shown):
+    """Issue 24: `attnspec rerun 03 ell=1_000` was read as 1000 (Python literal syntax)."""
+    with pytest.raises(ParameterError, match=rf"ASCII decimal digits and no underscores; got {shown}"):
+        parse_assignments("03_single_head_theorem", [item])
+    assert parse_assignments("03_single_head_theorem", ["ell=1000"]) == {"ell": 1000}
 
 
 def test_a_misspelt_parameter_gets_a_did_you_mean():

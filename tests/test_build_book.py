@@ -75,6 +75,7 @@ def _notebook_book(tmp_path, cells):
     return tmp_path
 
 
+@pytest.mark.slow
 def test_parallel_execution_fills_the_cache_as_the_build_reads_it(tmp_path, capfd):
     """execute_chapters runs the chapters two at a time in their folder with single-threaded
     BLAS, on kernels over IPC sockets (no "running over TCP" warning on the build's stderr),

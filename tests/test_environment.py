@@ -87,3 +87,20 @@ def test_the_core_brings_tqdm_and_the_pretrained_extra_its_readers():
     pretrained = {Requirement(r).name for r in project["optional-dependencies"]["pretrained"]}
     assert {"numpy", "scipy", "matplotlib", "tqdm", "platformdirs"} <= core
     assert pretrained == {"safetensors", "tokenizers"}
+
+
+def test_cluster_packages_are_an_extra_still_pinned_and_nothing_unused():
+    """Issue 24: dask, distributed and joblib are the optional extra attnspec[distributed],
+    not dependencies of the library, while requirements.txt keeps pinning them (CI installs
+    and tests them); the unused lazy-importer pin is gone."""
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    extra = {Requirement(r).name for r in project["optional-dependencies"]["distributed"]}
+    assert extra == {"dask", "distributed", "joblib"}
+    assert not extra & {Requirement(r).name for r in project["dependencies"]}
+    pinned = {pin.split("==")[0].lower() for pin in _requirement_pins()}
+    assert extra <= pinned
+    assert "lazy-importer" not in pinned

@@ -11,7 +11,7 @@ from attnspec.sampling.inputs import gaussian_tokens
 from attnspec.sampling.masked import causal_attention
 
 
-@pytest.mark.parametrize("relaxation", attnspec.RELAXATIONS)
+@pytest.mark.parametrize("relaxation", attnspec.experiments.realistic.RELAXATIONS)
 def test_relaxation_spectra_are_seeded_and_sized(relaxation):
     tokens = np.random.default_rng(1).standard_normal((32, 20))
     first = relaxation_spectra(relaxation, 32, 1.0, 5, d_h=8, tokens=tokens)

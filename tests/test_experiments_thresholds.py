@@ -33,7 +33,7 @@ def _bootstrap_se(values, statistic, seed, repeats=200):
 
 def test_scale_values_and_labels():
     """Closed forms at ℓ = 1000 (L = log ℓ), labels, and increasing order of the factors."""
-    scales = attnspec.threshold_scales(1000)
+    scales = attnspec.experiments.thresholds.threshold_scales(1000)
     root = math.sqrt(math.log(1000))
     expected = {"largest_entry": (2 - math.sqrt(3)) * root, "row_sum_clt": root / math.sqrt(2),
                 "m1_lln": root / math.sqrt(2), "mean_bound": root,
@@ -51,7 +51,7 @@ def test_scale_values_and_labels():
     factors = [s.factor for s in scales.values()]
     assert factors == sorted(factors)
     # the largest-entry scale is the smaller root of b² − 4b√L + L = 0
-    b, L = attnspec.threshold_scales(500.0)["largest_entry"].value, math.log(500.0)
+    b, L = attnspec.experiments.thresholds.threshold_scales(500.0)["largest_entry"].value, math.log(500.0)
     assert b * b - 4 * b * math.sqrt(L) + L == pytest.approx(0.0, abs=1e-12)
     with pytest.raises(AttributeError, match="no scale named"):
         scales.nonsense
@@ -59,17 +59,17 @@ def test_scale_values_and_labels():
 
 def test_scales_vectorised():
     ells = np.array([[math.e, math.e**4], [10.0, 1e6]])
-    scales = attnspec.threshold_scales(ells)
+    scales = attnspec.experiments.thresholds.threshold_scales(ells)
     assert scales["mean_bound"].value.shape == (2, 2)
     np.testing.assert_allclose(scales["mean_bound"].value[0], [1.0, 2.0])
-    assert isinstance(attnspec.threshold_scales(50)["row_sum_lln"].value, float)
+    assert isinstance(attnspec.experiments.thresholds.threshold_scales(50)["row_sum_lln"].value, float)
 
 
 @pytest.mark.parametrize("ell", [1, 0.5, -3, math.nan, math.inf, "100", [], [10, 1], None,
                                  ["a", "b"], [[10, 20], [30]], True])
 def test_scales_refuse_bad_ell(ell):
     with pytest.raises(ValueError, match="ell must be a finite number > 1"):
-        attnspec.threshold_scales(ell)
+        attnspec.experiments.thresholds.threshold_scales(ell)
 
 
 def test_mean_bound_is_exact():
@@ -85,7 +85,7 @@ def test_mean_bound_is_exact():
     one_hot = np.eye(ell)[rng.integers(0, ell, ell)]
     assert np.sum(one_hot**2) - 1 == ell - 1
     # so the limit mean s = e^{β²} − 1 is out of reach exactly above the mean_bound scale
-    b = attnspec.threshold_scales(ell)["mean_bound"].value
+    b = attnspec.experiments.thresholds.threshold_scales(ell)["mean_bound"].value
     assert math.expm1(b * b) == pytest.approx(ell - 1, rel=1e-12)
 
 
@@ -99,7 +99,7 @@ def test_law_of_large_numbers_scales(power, name):
     for ell, rows in ((100, 3000), (10_000, 300)):
         g = _gaussian_rows(ell, rows, seed=ell + power)
         for lam in (0.7, 1.4):
-            beta = lam * attnspec.threshold_scales(ell)[name].value
+            beta = lam * attnspec.experiments.thresholds.threshold_scales(ell)[name].value
             gamma = power * beta
             ratio = np.exp(gamma * g).sum(axis=1) / (ell * math.exp(gamma * gamma / 2))
             medians[ell, lam] = (np.median(ratio), _bootstrap_se(ratio, np.median, seed=ell))
@@ -115,7 +115,7 @@ def test_central_limit_scale():
     for ell, rows in ((100, 3000), (10_000, 300)):
         g = _gaussian_rows(ell, rows, seed=7 * ell)
         for lam in (0.6, 1.4):
-            beta = lam * attnspec.threshold_scales(ell)["row_sum_clt"].value
+            beta = lam * attnspec.experiments.thresholds.threshold_scales(ell)["row_sum_clt"].value
             mean, var = math.exp(beta**2 / 2), math.exp(2 * beta**2) - math.exp(beta**2)
             z = (np.exp(beta * g).sum(axis=1) - ell * mean) / math.sqrt(ell * var)
 
@@ -135,7 +135,7 @@ def test_m1_over_s_falls_at_the_third_scale():
     for ell, rows in ((100, 3000), (10_000, 300)):
         g = _gaussian_rows(ell, rows, seed=11 * ell)
         for lam in (0.5, 1.4):
-            beta = lam * attnspec.threshold_scales(ell)["m1_lln"].value
+            beta = lam * attnspec.experiments.thresholds.threshold_scales(ell)["m1_lln"].value
             E = np.exp(beta * (g - g.max(axis=1, keepdims=True)))
             A = E / E.sum(axis=1, keepdims=True)
             per_row = ell * np.sum(A * A, axis=1) / math.exp(beta * beta)   # mean: (m₁+1)/(s+1)
@@ -161,7 +161,7 @@ def test_phase_diagram_draws_every_scale_and_window():
                                           onsets={100: (1.2, np.nan), 1000: (1.1, 2.1)})
     left = fig.axes[0]
     labels = [line.get_label() for line in left.get_lines()]
-    scales = attnspec.threshold_scales(1000)
+    scales = attnspec.experiments.thresholds.threshold_scales(1000)
     for name in ("largest_entry", "m1_lln", "mean_bound", "row_sum_lln"):
         assert any(scales[name].tex in label and scales[name].label in label for label in labels)
     # a scale curve passes through its value at ℓ = 1000

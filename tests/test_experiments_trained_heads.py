@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 
 import attnspec
+import attnspec.pretrained.passages
+import attnspec.pretrained.minilm
 from attnspec.experiments import trained_heads
 
 
@@ -100,14 +102,14 @@ def test_passage_study_refuses_bad_arguments_before_work():
 
 
 def test_multihead_comparison_of_a_layer_and_its_refusals():
-    out = attnspec.minilm_forward("The squared singular values of the centred attention "
+    out = attnspec.pretrained.minilm.minilm_forward("The squared singular values of the centred attention "
                                   "matrix follow a law.")
     row = trained_heads.multihead_comparison(out, 0, rng=0)
     assert row["values"].mean() == pytest.approx(1.0)
     assert 0 <= row["ks_trained"] <= 1 and 0 <= row["ks_random"] <= 1
     with pytest.raises(ValueError, match="layer"):
         trained_heads.multihead_comparison(out, 6)
-    long = attnspec.minilm_forward(attnspec.minilm_passages()["book"])
+    long = attnspec.pretrained.minilm.minilm_forward(attnspec.pretrained.passages.minilm_passages()["book"])
     with pytest.raises(ValueError, match="ell <= d"):
         trained_heads.multihead_comparison(long, 0)
 

@@ -84,6 +84,7 @@ def _mp_roots(coeffs, dps=40):
     return [complex(r) for r in roots]
 
 
+@pytest.mark.slow
 def test_quartic_pair_against_mpmath():
     """The non-real root of Im > 0 of real quartics with one non-real pair, against the
     roots of the same (rounded) coefficients by mpmath: to 1e-12 relative where ``sharp``
@@ -157,6 +158,7 @@ def test_quartic_discriminant_sign_refuses_non_finite_coefficients(bad):
             quartic_discriminant_sign(coeffs)
 
 
+@pytest.mark.slow
 def test_real_cubic_roots_against_mpmath():
     """Kahan's scalar cubic: every root within 1e-13 relative of mpmath's, or within ten
     times the error of ``numpy.roots`` (companion eigenvalues) where a root is that badly
@@ -183,6 +185,7 @@ def test_real_cubic_roots_against_mpmath():
     assert _matched_error([double], [[1.0, 1.0, 2.0]]) <= 1e-7
 
 
+@pytest.mark.slow
 def test_real_cubic_roots_at_the_ends_of_its_domain_and_refusals():
     """Coefficients of modulus 1e-50 and 1e50 in every combination (the ends of the documented
     domain, with signs): roots as accurate as in the bulk (1e-13 relative to mpmath, or ten

@@ -82,6 +82,7 @@ def fresh_venv(tmp_path_factory):
     return python, purelib, env
 
 
+@pytest.mark.slow
 def test_handout_holds_notebooks_wheel_and_readme_and_no_solution(built):
     path, unpacked, names = built
     version = load_tool("normalize_chapters").book_version(ROOT)
@@ -102,6 +103,7 @@ def test_handout_holds_notebooks_wheel_and_readme_and_no_solution(built):
         assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), name
 
 
+@pytest.mark.slow
 def test_install_cell_installs_the_library_in_a_fresh_venv(built, fresh_venv):
     """Papermill runs a handout chapter where attnspec is missing; its first cell installs
     the handout's wheel (ATTNSPEC_INSTALL), and the chapter runs to the end."""

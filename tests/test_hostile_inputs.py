@@ -94,6 +94,7 @@ def test_a_parameter_given_twice_is_refused():
         parse_assignments("03_single_head_theorem", ["ell=200", "ell=300"])
 
 
+@pytest.mark.slow
 def test_hostile_catalogue_has_no_silent_or_foreign_outcome():
     """tools/hostile_inputs.py (quick library catalogue): every call is refused by name or
     correct by its own check; none silent (inf/NaN/wrong), none foreign (unnamed error)."""
@@ -103,3 +104,65 @@ def test_hostile_catalogue_has_no_silent_or_foreign_outcome():
         counts, bad = module.run(quick=True, cli=False)
     assert counts["refused"] > 0 and counts["correct"] > 0
     assert bad == []
+
+
+# ---- issue 24: the last silent or foreign answers -----------------------------------------------
+@pytest.mark.parametrize("call, name", [
+    (lambda: attnspec.AttentionLaw(10**400, 1), "beta"),
+    (lambda: attnspec.AttentionLaw(1.0, 10**400), "c"),
+    (lambda: attnspec.experiments.row_sums.row_sum_fluctuation(1.0, 10, 10**400), "d_qk"),
+    (lambda: attnspec.experiments.row_sums.row_sum_fluctuation(1.0, 10**400, 10), "ell"),
+    (lambda: attnspec.noise_variance(10**400), "beta"),
+])
+def test_integers_beyond_the_float_range_are_refused_by_name(call, name):
+    """Python ints beyond 1.8e308 used to raise a bare OverflowError from float()."""
+    with pytest.raises(attnspec.ParameterError,
+                       match=rf"^{name} must be .*; got {name} = an integer of about 10\^400, "
+                             r"beyond the float64 range"):
+        call()
+
+
+@pytest.mark.parametrize("ell", [10**400, np.array([1000 + 1j]), np.datetime64("2020-01-01"),
+                                 np.array(["2020-01-01"], dtype="datetime64[D]"), [1000, 1j]])
+def test_threshold_scales_refuses_what_is_not_a_real_number(ell):
+    """A complex array used to lose its imaginary part (with only a numpy warning), a date
+    was read as ℓ = 18262 days, and 10**400 raised a bare OverflowError."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=r"^ell must be a finite number > 1"):
+            attnspec.experiments.thresholds.threshold_scales(ell)
+
+
+def test_attention_law_moments_below_or_beyond_the_float_range_say_which():
+    """At β = 1e-5 order 450 was refused as overflowing and order 40 returned 0.0: both
+    underflow (m_k ≈ (β²·edge)^k), and are refused saying so; beyond, saying that."""
+    law = attnspec.AttentionLaw(1e-5, 0.5)
+    assert law.moment(30) > 0
+    with pytest.raises(ValueError, match=r"^k=40: .* is about 1e-3\d\d, below the range"):
+        law.moment(40)
+    with pytest.raises(ValueError, match=r"^k=2: .* is about 1e33\d, beyond the float range"):
+        attnspec.AttentionLaw(19.5, 1.0).moment(2)
+
+
+@pytest.mark.slow   # order 300: the moment–cumulant recursion costs O(k⁴)
+def test_attention_law_moment_near_the_top_of_the_float_range():
+    """Orders 295 to 300 at β = 0.77, c = 7.3 are finite (about 4.5e307 at order 300) and
+    were refused as exceeding the float range."""
+    law = attnspec.AttentionLaw(0.77, 7.3)
+    moment = law.moment(300)
+    # between the k-th power of the mean and of the right edge; the hostile run's value
+    assert 300 * np.log(law.mean()) < np.log(moment) < 300 * np.log(law.support()[1])
+    assert moment == pytest.approx(4.5e307, rel=0.01)
+
+
+def test_variance_beyond_the_float_range_names_the_law_not_k():
+    """At β ≥ 19.5 var() named a parameter k the caller never passed; std() is finite."""
+    law = attnspec.AttentionLaw(19.5, 1.0)
+    with pytest.raises(ValueError, match=r"^the variance of AttentionLaw\(beta=19.5, c=1.0\) "
+                                         r"is about 1e330, beyond the float range") as info:
+        law.var()
+    assert "k=" not in str(info.value)
+    # var = s²(1 + cβ⁴/s²) for ν_∞ (m₁ = s, m₂ = 2s² + cβ⁴), s = e^{β²} − 1
+    assert law.std() == pytest.approx(law.s, rel=1e-15)
+    assert attnspec.AttentionLaw(1.0, 2.0).var() == pytest.approx(
+        np.expm1(1.0) ** 2 + 2.0, rel=1e-14)

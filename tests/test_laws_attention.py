@@ -202,6 +202,7 @@ def _pooled_linear(beta, c, ell=1000, draws=4, seed=0):
 
 
 @pytest.mark.parametrize("beta,c", [(1.0, 1.0), (0.25, 2.0)], ids=["beta=1-c=1", "beta=0.25-c=2"])
+@pytest.mark.slow
 def test_monte_carlo_linear_model(beta, c):
     """KS(linear model at ℓ = 1000, ν_∞) is within three times the KS noise; MP is not."""
     sample = _pooled_linear(beta, c)
@@ -293,3 +294,24 @@ def test_support_decision_matches_the_careful_solver(beta, c):
     h = attention._physical_root_scaled(mids, law._ka, law._kb, law.c)
     careful = -h.imag > 1e-8 * np.abs(h)
     np.testing.assert_array_equal(law._has_complex_root(mids), careful)
+
+
+@pytest.mark.parametrize("beta", [1e-10, 1e-7, 4e-7, 4.4e-7])
+def test_small_beta_domain_just_above_c_1_and_its_edge(beta):
+    """Issue 24: AttentionLaw(4e-7, 1.00001) raised LawAccuracyError inside the documented
+    domain. For β in the small-beta form, 1 < c < 1 + 116.2β (about) is now outside it,
+    refused by name with the exact bound; at that bound the law builds, its noise piece holds
+    the mass 1 − 1/c (the atom of M at 0, spread by the noise), and c = 1 builds."""
+    from attnspec.laws.attention import _small_beta_c_min
+    edge = _small_beta_c_min(beta)
+    assert edge - 1 == pytest.approx(116.2 * beta, rel=1e-3)
+    law = AttentionLaw(beta, edge)
+    assert law.form == "small-beta" and len(law.intervals()) == 2
+    assert law.cdf(law.intervals()[0][1]) == pytest.approx(1 - 1 / edge, rel=1e-6)
+    inside = math.nextafter(edge, 1.0)
+    with pytest.raises(attnspec.ParameterError,
+                       match=re.escape(f"c must be <= 1 or >= {edge!r} at beta={beta!r}")):
+        AttentionLaw(beta, inside)
+    assert AttentionLaw(beta, 1.0).form == "small-beta"
+    with pytest.raises(attnspec.ParameterError, match=r"^c must be <= 1 or >="):
+        AttentionLaw(beta, 1 + 10 * beta)

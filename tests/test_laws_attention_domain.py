@@ -135,6 +135,7 @@ def test_mass_and_moments_by_independent_quadrature(beta, c):
 
 
 @pytest.mark.parametrize("beta,c", AFTER_CUSP)
+@pytest.mark.slow
 def test_mass_and_moments_after_a_near_cusp_by_adaptive_quadrature(beta, c):
     """Mass 1 to 1e-9 and m₁ = s, m₂ = 2s² + cβ⁴ to 1e-8 relative by scipy's adaptive
     quadrature of the pdf on panels graded geometrically around the near-cusp t_c (at
@@ -177,6 +178,7 @@ def test_mass_and_moments_after_a_near_cusp_by_adaptive_quadrature(beta, c):
 
 
 @pytest.mark.parametrize("beta,c", ALL_GRID, ids=ALL_IDS)
+@pytest.mark.slow
 def test_density_against_mpmath_roots(beta, c):
     """pdf at 20 %, 50 %, 80 % of each interval within 1e-9 relative of the oracle."""
     law_ = law(beta, c)
@@ -394,6 +396,7 @@ def test_score_product_law_over_its_domain(c):
 
 # ----- the CLI ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("beta,status", [("10", 0), ("26", 0), ("1e-6", 0), ("30", 2)])
+@pytest.mark.slow
 def test_cli_law_over_the_domain(beta, status):
     """`attnspec law` works at β = 10, 26, 1e-6 and refuses β = 30 with one line."""
     done = subprocess.run([sys.executable, "-m", "attnspec", "law", "--beta", beta],

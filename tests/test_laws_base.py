@@ -167,6 +167,7 @@ def test_log_piece_needs_an_origin_below_it():
         Bad()._check_accuracy()
 
 
+@pytest.mark.slow
 def test_series_sum_against_mpmath_on_the_laws_series():
     """The block-Horner sum of the Chebyshev series (``laws/chebyshev_stack.py``, ``series_sum``) of the
     CDF pieces of AttentionLaw(1e-6, 1.01) (four pieces, 30 to 83 terms): at points of all

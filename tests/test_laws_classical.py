@@ -55,6 +55,7 @@ def test_semicircle_conventions():
     assert high == pytest.approx(-low, rel=1e-13) and law.cdf(high) == pytest.approx(0.75)
 
 
+@pytest.mark.slow
 def test_monte_carlo_score_product_atom():
     """M = WWᵀ/ℓ at c = 2: atom 1 − 1/c at 0 and the gapped bulk match simulation."""
     rng = np.random.default_rng(3)

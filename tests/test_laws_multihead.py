@@ -153,6 +153,7 @@ T_99 = 5.841  # two-sided 99% quantile of Student's t with MOMENT_DRAWS − 1 = 
 
 
 @pytest.mark.parametrize("tie", MOMENT_TIES)
+@pytest.mark.slow
 def test_moments_against_monte_carlo(tie):
     """m₁..m₃ within t₀.₉₉₅·SE (4 draws, ℓ = 1000) plus the O(k/ℓ) finite-size bias allowance
     (exact for k = 1: the centring P makes E m̂₁ = m₁(1 − 1/ℓ))."""
@@ -170,6 +171,7 @@ def test_moments_against_monte_carlo(tie):
 
 # ---- the law ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("tie", ACROSS_HEAD_TIES)
+@pytest.mark.slow
 def test_across_head_ties_sample_the_independent_law(tie):
     """mqa, gqa, shared values, cross kv and output-tied keys: a Gaussian-equivalent sample of
     the tie (H = 4, ℓ = d = 1000) is within KS_TOL of the law of independent heads (which the
@@ -332,6 +334,7 @@ def test_edges_are_critical_values(config):
 # ---- Monte Carlo of the Gaussian-equivalent model ------------------------------------------------
 @pytest.mark.parametrize("heads", HEADS)
 @pytest.mark.parametrize("tie", TIES)
+@pytest.mark.slow
 def test_law_matches_monte_carlo(tie, heads):
     """KS(one GE draw at ℓ = d = 1000, law) ≤ 3 × the measured sampling noise."""
     ks = ks_distance(ge_spectrum(tie, heads, 0), law_for(tie, heads))
@@ -399,6 +402,7 @@ def build_or_refusal(ell, d, H, tie, beta):
 
 
 @pytest.mark.parametrize("config", DOMAIN + NEAR_DEGENERATE + TINY_BETA, ids=str)
+@pytest.mark.slow
 def test_domain_mass_and_moments_by_independent_quadrature(config):
     """Over the documented domain: mass 1 − atom and m₁, m₂ (in units of s, so that β = 26 does
     not overflow) by Gauss–Legendre quadrature of the pdf, against multihead_moments (closed
@@ -554,3 +558,40 @@ def test_built_density_from_the_series_agrees_with_newton(config):
     assert series.mean() > 0.9 and not series.all()
     assert np.max(np.abs(rho - newton)) <= 1e-9 * np.max(newton)
     assert_allclose(rho[series], newton[series], rtol=2e-10, atol=0)
+
+
+# ---- high orders (issue 24): right or refused for the right reason -----------------------------
+@pytest.mark.parametrize("tie", ["none", "kv"])
+@pytest.mark.slow
+def test_high_order_moments_agree_with_low_orders_and_quadrature(tie):
+    """Issue 24: multihead_moments(400, 800, 4, 1.0, order=200)[2] was NaN (the series
+    coefficients overflowed in units of s) and m₃ is 40.6105 at order=40.  Now each moment
+    does not depend on how many are asked for, and m₈₀ (a number near 1e77, found through
+    series arithmetic) equals Gauss–Legendre quadrature of the law's density."""
+    few = multihead_moments(400, 800, 4, 1.0, tie, order=40)
+    many = multihead_moments(400, 800, 4, 1.0, tie, order=100)
+    assert np.all(np.isfinite(many)) and np.all(np.array(many) > 0)
+    assert_allclose(many[:40], few, rtol=1e-12)
+    if tie == "none":
+        assert few[2] == pytest.approx(40.6105, abs=1e-4)
+    law = MultiHeadLaw(400, 800, 4, 1.0, tie)
+    top = law.support()[1]
+    for k in (30, 80):      # in units of the right edge, so that x^k neither over- nor underflows
+        scaled = quadrature(law, lambda x, k=k: (x / top) ** k, nodes=800)
+        assert scaled * top ** k == pytest.approx(many[k - 1], rel=1e-7)
+        assert law.moment(k) == pytest.approx(many[k - 1], rel=1e-12)
+
+
+@pytest.mark.slow
+def test_moment_orders_beyond_the_series_accuracy_are_refused_saying_so():
+    """Orders whose rounding error exceeds the stated accuracy are refused as such (naming the
+    parameter and the highest accurate order), not as overflowing the float range (which
+    MultiHeadLaw(400, 800, 4, 1.0).moment(160), about 1e155, is not)."""
+    with pytest.raises(ValueError, match=r"order=140: .* rounding .* order must be <= \d+") as info:
+        multihead_moments(400, 800, 4, 1.0, order=140)    # was returned without a word
+    highest = int(re.search(r"<= (\d+)", str(info.value)).group(1))
+    assert 40 <= highest < 140
+    assert len(multihead_moments(400, 800, 4, 1.0, order=highest)) == highest
+    with pytest.raises(ValueError, match=r"k=160: .* rounding") as info:
+        MultiHeadLaw(400, 800, 4, 1.0).moment(160)
+    assert "float range" not in str(info.value)

@@ -14,6 +14,8 @@ import numpy as np
 import pytest
 
 import attnspec
+import attnspec.pretrained.passages
+import attnspec.pretrained.minilm
 from attnspec.pretrained import minilm
 from attnspec.pretrained.passages import PASSAGE_NAMES
 from helpers import ROOT
@@ -30,14 +32,14 @@ def _reference():
 @pytest.mark.parametrize("index", [0, 1, 2])
 def test_forward_pass_matches_the_reference_implementation(index):
     sentences, ref = _reference()
-    out = attnspec.minilm_forward(sentences[index])
+    out = attnspec.pretrained.minilm.minilm_forward(sentences[index])
     np.testing.assert_array_equal(out.ids, ref[f"ids_{index}"])
     assert np.abs(out.attention - ref[f"attention_{index}"]).max() < TOLERANCE
     assert np.abs(out.hidden[-1] - ref[f"hidden_{index}"]).max() < TOLERANCE
 
 
 def test_minilm_attention_shapes_tokens_and_rows():
-    tokens, A = attnspec.minilm_attention("Attention is a random matrix.")
+    tokens, A = attnspec.pretrained.minilm.minilm_attention("Attention is a random matrix.")
     assert tokens[0] == "[CLS]" and tokens[-1] == "[SEP]"
     assert A.shape == (6, 12, len(tokens), len(tokens))
     assert np.abs(A.sum(axis=-1) - 1).max() < 1e-12 and A.min() >= 0
@@ -45,31 +47,34 @@ def test_minilm_attention_shapes_tokens_and_rows():
 
 def test_one_head_is_that_head_of_the_stack():
     text = "It was the best of times."
-    tokens, A = attnspec.minilm_attention(text)
-    same_tokens, A_head = attnspec.minilm_head_attention(text, 5, 11)
+    tokens, A = attnspec.pretrained.minilm.minilm_attention(text)
+    same_tokens, A_head = attnspec.pretrained.minilm.minilm_head_attention(text, 5, 11)
     assert same_tokens == tokens
     np.testing.assert_array_equal(A_head, A[5, 11])
 
 
 @pytest.mark.parametrize("text, pattern", [("", "non-blank"), ("   \n", "non-blank"),
-                                           (b"bytes", "must be a str"), (None, "must be a str")])
+                                           (b"bytes", "must be a str"), (None, "must be a str"),
+                                           ("a\udcff b", r"text must be valid Unicode; .* index 1")])
 def test_empty_or_wrong_text_is_refused(text, pattern):
-    with pytest.raises(ValueError, match=pattern):
-        attnspec.minilm_attention(text)
+    """A lone surrogate (how Python decodes bytes that are not UTF-8) used to fail inside
+    the tokenizer with a TypeError (issue 24)."""
+    with pytest.raises(attnspec.ParameterError, match=pattern):
+        attnspec.pretrained.minilm.minilm_attention(text)
 
 
 def test_too_long_text_is_refused_with_its_length():
     with pytest.raises(ValueError, match=r"12 tokens .* max_tokens=10"):
-        attnspec.minilm_attention("one two three four five six seven eight nine ten",
+        attnspec.pretrained.minilm.minilm_attention("one two three four five six seven eight nine ten",
                                   max_tokens=10)
     with pytest.raises(ValueError, match="tokens with"):
-        attnspec.minilm_attention("word " * 600)
+        attnspec.pretrained.minilm.minilm_attention("word " * 600)
 
 
 @pytest.mark.parametrize("max_tokens", [1, 513, 0, True, 2.5, "512"])
 def test_max_tokens_outside_its_range_is_refused(max_tokens):
     with pytest.raises(ValueError, match="max_tokens"):
-        attnspec.minilm_attention("hello", max_tokens=max_tokens)
+        attnspec.pretrained.minilm.minilm_attention("hello", max_tokens=max_tokens)
 
 
 @pytest.mark.parametrize("layer, head, name", [(6, 0, "layer"), (-1, 0, "layer"),
@@ -77,7 +82,7 @@ def test_max_tokens_outside_its_range_is_refused(max_tokens):
                                                (0, 1.5, "head")])
 def test_head_index_out_of_range_is_refused(layer, head, name):
     with pytest.raises(ValueError, match=name):
-        attnspec.minilm_head_attention("hello", layer, head)
+        attnspec.pretrained.minilm.minilm_head_attention("hello", layer, head)
 
 
 def test_missing_weights_file_is_named_with_the_fetch_command(tmp_path):
@@ -117,15 +122,15 @@ def test_second_fetch_downloads_nothing(monkeypatch, capsys):
 
 
 def test_passages_are_shipped_and_fit_the_model():
-    texts = attnspec.minilm_passages()
+    texts = attnspec.pretrained.passages.minilm_passages()
     assert list(texts) == list(PASSAGE_NAMES)
     for text in texts.values():
-        tokens, _ = attnspec.minilm_attention(text)
+        tokens, _ = attnspec.pretrained.minilm.minilm_attention(text)
         assert 100 <= len(tokens) <= 512
-    short = attnspec.minilm_passages(max_words=5)
+    short = attnspec.pretrained.passages.minilm_passages(max_words=5)
     assert all(len(t.split()) == 5 for t in short.values())
     with pytest.raises(ValueError, match="max_words"):
-        attnspec.minilm_passages(max_words=0)
+        attnspec.pretrained.passages.minilm_passages(max_words=0)
 
 
 def test_the_cache_folder_can_be_moved_by_environment_variable(tmp_path, monkeypatch):

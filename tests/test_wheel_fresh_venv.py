@@ -145,7 +145,8 @@ def test_offline_every_entry_point_fails_with_one_message(venv, tmp_path):
     assert len(cli.stderr.splitlines()) == 1 and "Traceback" not in cli.stderr
     assert "could not download" in cli.stderr and command in cli.stderr
 
-    library = _run([python, "-c", "import attnspec; attnspec.minilm_attention('hello')"], env)
+    code = "from attnspec.pretrained.minilm import minilm_attention; minilm_attention('hello')"
+    library = _run([python, "-c", code], env)
     last = library.stderr.strip().splitlines()[-1]
     assert library.returncode == 1
     assert last.startswith("attnspec.pretrained.cache.WeightsError: could not download")

@@ -168,7 +168,34 @@ def library_cases(quick=False):
         out.append(("ks_distance(sample, other)",
                     lambda o=other: attnspec.ks_distance(sample, o), ["sample", "other"],
                     lambda v: 0 <= v <= 1))
+    out += issue24_cases()
     return out
+
+
+def issue24_cases():
+    """The silent or foreign answers the hostile run of issue 24 found; a refusal counts only
+    when its message gives the right reason (the words listed)."""
+    big = 10**400
+    return [
+        ("AttentionLaw(10**400, 1)", lambda: attnspec.AttentionLaw(big, 1), ["beta = an integer"],
+         None),
+        ("threshold_scales(10**400)", lambda: attnspec.experiments.thresholds.threshold_scales(big), ["ell must"], None),
+        ("row_sum_fluctuation(1.0, 10, 10**400)",
+         lambda: attnspec.experiments.row_sums.row_sum_fluctuation(1.0, 10, big), ["d_qk = an integer"], None),
+        ("threshold_scales(np.array([1000+1j]))",
+         lambda: attnspec.experiments.thresholds.threshold_scales(np.array([1000 + 1j])), ["ell must"], None),
+        ("threshold_scales(np.datetime64('2020-01-01'))",
+         lambda: attnspec.experiments.thresholds.threshold_scales(np.datetime64("2020-01-01")), ["ell must"], None),
+        ("AttentionLaw(4e-7, 1.00001)", lambda: attnspec.AttentionLaw(4e-7, 1.00001),
+         ["c must be <= 1 or >="], None),
+        ("AttentionLaw(1e-5, 0.5).moment(40)", lambda: attnspec.AttentionLaw(1e-5, 0.5).moment(40),
+         ["underflows"], None),
+        ("AttentionLaw(19.5, 1).var()", lambda: attnspec.AttentionLaw(19.5, 1.0).var(),
+         ["the variance of AttentionLaw(beta=19.5"], None),
+        ("multihead_moments(400, 800, 4, 1.0, order=200)",
+         lambda: attnspec.multihead_moments(400, 800, 4, 1.0, order=200), ["order must be <="],
+         None),
+    ]
 
 
 CLI = [
@@ -182,6 +209,9 @@ CLI = [
     ["rerun", "99"], ["rerun", "03", "betas=[0.5,1e-300]"], ["rerun", "03", "ell"],
     ["chapters"],
 ]
+#: Command lines that must be refused (issue 24: read as 3, as 10, the last one kept)
+CLI_REFUSED = [["law", "--beta", "٣"], ["law", "--beta", "1_0"],
+               ["law", "--beta", "1", "--beta", "2"], ["rerun", "03", "ell=1_000"]]
 
 
 def cli_outcome(argv):
@@ -208,8 +238,10 @@ def run(quick=False, cli=True):
             if outcome in ("silent", "foreign"):
                 bad.append(f"{outcome}: {label}")
     if cli:
-        for argv in CLI:
+        for argv in CLI + CLI_REFUSED:
             outcome = cli_outcome(argv)
+            if argv in CLI_REFUSED and outcome == "correct":
+                outcome = "silent"
             counts[outcome] += 1
             if outcome in ("silent", "foreign"):
                 bad.append(f"{outcome}: attnspec {' '.join(argv)}")

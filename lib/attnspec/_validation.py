@@ -47,6 +47,17 @@ def range_text(low, high, low_open=False, high_open=False):
     return " and ".join(parts)
 
 
+def _float_or_refuse(name, value, allowed):
+    """``float(value)``, or a ParameterError naming ``name`` for an integer beyond the float64
+    range (where ``float`` raises a bare OverflowError)."""
+    try:
+        return float(value)
+    except OverflowError:
+        digits = int(value).bit_length() * math.log10(2)
+        raise ParameterError(f"{name} must be {allowed}; got {name} = an integer of about "
+                             f"10^{digits:.0f}, beyond the float64 range (1.8e308)") from None
+
+
 def check_int(name, value, *, min=None, max=None):
     """Return ``value`` as ``int`` if it is an integer in ``[min, max]``, else raise.
 
@@ -57,9 +68,10 @@ def check_int(name, value, *, min=None, max=None):
         raise ParameterTypeError(f"{name} must be an integer; got {name}={value!r} "
                                  f"({type(value).__name__})")
     value = int(value)
+    allowed = f"an integer {range_text(min, max, False, False)}".strip()
     if (min is not None and value < min) or (max is not None and value > max):
-        raise ParameterError(f"{name} must be an integer {range_text(min, max, False, False)}; "
-                         f"got {name}={value}")
+        raise ParameterError(f"{name} must be {allowed}; got {name}={value}")
+    _float_or_refuse(name, value, allowed)     # every integer parameter is also used as a float
     return value
 
 
@@ -71,13 +83,13 @@ def check_float(name, value, *, min=None, max=None, min_open=False, max_open=Fal
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise ParameterTypeError(f"{name} must be a real number; got {name}={value!r} "
                                  f"({type(value).__name__})")
-    value = float(value)
+    allowed = f"a finite number {range_text(min, max, min_open, max_open)}".strip()
+    value = _float_or_refuse(name, value, allowed)
     finite = math.isfinite(value)
     too_low = min is not None and (value <= min if min_open else value < min)
     too_high = max is not None and (value >= max if max_open else value > max)
     if finite and not (too_low or too_high):
         return value
-    allowed = f"a finite number {range_text(min, max, min_open, max_open)}".strip()
     raise ParameterError(f"{name} must be {allowed}; got {name}={value!r}")
 
 
@@ -165,10 +177,11 @@ def check_beta(beta, name="beta"):
     if isinstance(beta, (bool, np.bool_)) or not isinstance(beta, numbers.Real):
         raise ParameterTypeError(f"{name} must be a real number; got {name}={beta!r} "
                                  f"({type(beta).__name__})")
-    value = float(beta)
+    allowed = (f"a finite number > 0 and <= {BETA_MAX:g} (so that e^({name}^2) is a finite "
+               "float64)")
+    value = _float_or_refuse(name, beta, allowed)
     if not 0 < value <= BETA_MAX:   # also refuses nan and inf
-        raise ParameterError(f"{name} must be a finite number > 0 and <= {BETA_MAX:g} (so that "
-                         f"e^({name}^2) is a finite float64); got {name}={value!r}")
+        raise ParameterError(f"{name} must be {allowed}; got {name}={value!r}")
     return value
 
 

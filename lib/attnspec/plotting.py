@@ -619,7 +619,7 @@ def normalised_spectra(ax, values, random, law, law_mean, *, bins=50, upper=None
 def ks_against_ell(ax, rows, series, *, markers="osD^v<>"):
     """KS distance against ℓ on log–log axes, one line per entry of ``series``.
 
-    ``rows`` are the rows of :func:`attnspec.relaxation_study`; ``series`` maps a key of
+    ``rows`` are the rows of :func:`attnspec.experiments.realistic.relaxation_study`; ``series`` maps a key of
     ``row["ks"]`` to ``(label, color, linestyle)``. Points where a distance is NaN (a law out
     of reach) are left out.
     """

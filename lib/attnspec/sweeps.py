@@ -439,7 +439,8 @@ def sweep(fn, grid, executor=None, *, seed=0, cache_dir=None, progress=True):
     *Reproducibility.* ``SeedSequence(seed).spawn(n)[i]`` has spawn key ``(i,)``: it does not
     depend on ``n`` or on the executor, so serial, thread, process and dask runs return the
     same results, and appending points to a grid leaves the earlier ones (and their cache)
-    unchanged. The same seed repeats only on the same numpy build and machine.
+    unchanged. The same seed repeats only on the same numpy build, machine and number of BLAS
+    threads.
 
     *Cache.* The file of a point is named by a SHA-256 hash of the function's qualified
     name and source text, the point, the seed and the spawn index. Editing the body of

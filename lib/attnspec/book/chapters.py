@@ -4,7 +4,7 @@ The registry is data: ``chapters.toml`` beside this module, one entry per notebo
 ``chapters/``; ``tests/test_chapters.py`` fails when an entry and the
 notebook's ``parameters`` cell disagree. ``quick`` holds the small sizes the test suite reruns
 each chapter with (through papermill), so every chapter is exercised off its defaults too.
-:func:`attnspec.check_parameters` (the notebooks' check cell),
+:func:`attnspec.book.check_parameters` (the notebooks' check cell),
 :func:`check_values`, :func:`parse_assignments` and :func:`describe` look chapters up here; the
 spec types live in :mod:`attnspec.book.parameters`, which does not import this module.
 """
@@ -18,8 +18,8 @@ import tomllib
 import types
 from pathlib import Path
 
-from attnspec.book.parameters import (Bool, ChapterSpec, Choice, ChoiceList, Float, FloatList,
-                                      Int, IntList, ParameterError)
+from attnspec.book.parameters import (DECIMAL, Bool, ChapterSpec, Choice, ChoiceList, Float,
+                                      FloatList, Int, IntList, ParameterError)
 from attnspec.pretrained.passages import PASSAGE_NAMES
 from attnspec.sampling.ties import TIES
 
@@ -179,7 +179,22 @@ def parse_assignments(chapter, assignments):
             raise ParameterError(f"parameter {name} is given twice ({name}={values[name]!r} and "
                                  f"{item!r}); give each parameter once")
         values[name] = _literal(text.strip())
+        for number in _number_literals(text.strip()):
+            if not DECIMAL.fullmatch(number):
+                raise ParameterError(f"{name} must be written with ASCII decimal digits and no "
+                                     f"underscores; got {number!r} in {item!r}")
     return check_values(chapter, values)
+
+
+def _number_literals(text):
+    """The source text of every number in the Python literal ``text`` (none if it is not one)."""
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError:
+        return []
+    return [ast.get_source_segment(text, node) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, (int, float))
+            and not isinstance(node.value, bool)]
 
 
 _CLOSING = {"[": "]", "(": ")", "{": "}"}

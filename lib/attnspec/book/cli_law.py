@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import argparse
+import re
 import sys
 
 import numpy as np
+
+from attnspec.book.parameters import DECIMAL
 
 __all__ = ["add_parser", "run", "report", "MAX_MOMENTS", "MAX_TABLE"]
 
@@ -14,6 +18,30 @@ MAX_MOMENTS = 20
 MAX_TABLE = 10_000
 
 
+def _ascii(kind):
+    """An argparse ``type`` reading an ASCII decimal literal as ``kind`` (float or int):
+    ``float`` and ``int`` alone also read "٣" (Arabic-Indic 3) and "1_0"."""
+    def parse(text):
+        if not (DECIMAL.fullmatch(text) if kind is float else re.fullmatch(r"[+-]?[0-9]+", text)):
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not a decimal {'number' if kind is float else 'integer'} "
+                "(ASCII digits, no underscores)")
+        return kind(text)
+    parse.__name__ = kind.__name__
+    return parse
+
+
+class _Once(argparse.Action):
+    """Store an option's value, refusing it given twice (which would keep the last silently)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = namespace.__dict__.setdefault("_given", set())
+        if self.dest in given:
+            parser.error(f"argument {option_string}: given twice")
+        given.add(self.dest)
+        setattr(namespace, self.dest, values)
+
+
 def add_parser(subparsers):
     """Register ``law`` on an ``argparse`` subparsers object; returns the new parser."""
     parser = subparsers.add_parser(
@@ -21,11 +49,17 @@ def add_parser(subparsers):
         description="Numbers of the limit law ν_∞(β, c) of the squared singular values of "
                     "√ℓ A^⊥ (A4 §3): support edges, the Marchenko–Pastur edge 4s, exact "
                     "moments and optionally a density table.")
-    parser.add_argument("--beta", type=float, default=1.0, help="inverse temperature β > 0")
-    parser.add_argument("--c", type=float, default=1.0, help="aspect ratio c = ℓ/d_qk > 0")
-    parser.add_argument("--moments", type=int, default=4, metavar="K",
+    from attnspec._validation import BETA_MAX
+    from attnspec.laws.base import C_MAX, C_MIN
+
+    number, integer = dict(type=_ascii(float), action=_Once), dict(type=_ascii(int), action=_Once)
+    parser.add_argument("--beta", default=1.0, **number,
+                        help=f"inverse temperature β, 0 < β ≤ {BETA_MAX:g} (default 1)")
+    parser.add_argument("--c", default=1.0, **number,
+                        help=f"aspect ratio c = ℓ/d_qk, {C_MIN:g} ≤ c ≤ {C_MAX:g} (default 1)")
+    parser.add_argument("--moments", default=4, metavar="K", **integer,
                         help=f"print the moments of order 1..K (default 4, at most {MAX_MOMENTS})")
-    parser.add_argument("--table", type=int, default=0, metavar="N",
+    parser.add_argument("--table", default=0, metavar="N", **integer,
                         help="print the density and CDF at N points of the support "
                              f"(at most {MAX_TABLE})")
     parser.set_defaults(func=run)

@@ -4,7 +4,7 @@ Every chapter has one ``parameters``-tagged cell of plain assignments (the defau
 renders with). Its declaration lives in :mod:`attnspec.book.chapters`: a type from this module,
 an allowed range and one line of help per name. The cell right after the parameters cell calls::
 
-    P = attnspec.check_parameters("03_single_head_theorem", globals())
+    P = attnspec.book.check_parameters("03_single_head_theorem", globals())
 
 which refuses unknown names (a misspelt papermill ``-p betta 2``), wrong types and
 out-of-range values with one message that lists the chapter's parameters. ``attnspec rerun``
@@ -18,13 +18,18 @@ and ``attnspec rerun ell=3`` pass integers as integers).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from attnspec._validation import (ParameterError, check_bool, check_choice, check_float,
                                   check_int, range_text)
 
 __all__ = ["Int", "Float", "Bool", "Choice", "FloatList", "IntList", "ChoiceList", "ChapterSpec",
-           "ParameterError"]
+           "ParameterError", "DECIMAL"]
+
+#: A number as the command line accepts it: ASCII decimal digits, no underscores (``float``,
+#: ``int`` and Python literals also read "٣" or "1_0" as 3 and 10, and "0x10" as 16).
+DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(nan|inf)", re.I | re.A)
 
 
 @dataclass(frozen=True)

@@ -10,3 +10,8 @@ their measurement), ``prior_model`` (the i.i.d.-score model against softmax),
 text formats) and ``trained_heads`` (chapter 9's measurements of a pretrained model). A new
 study gets a new module here.
 """
+
+from .._lazy import lazy_attributes as _lazy_attributes
+
+# attnspec.experiments.<topic> works after a plain ``import attnspec``
+__getattr__, __dir__ = _lazy_attributes(__name__)

@@ -18,7 +18,7 @@ weights:
     the first ℓ rows of a given token matrix (``tokens``, e.g. a trained model's
     embeddings), normalised to unit norm, with Gaussian W_Q, W_K ∈ ℝ^{d×d_qk}, d_qk = ℓ/c.
 
-For each ℓ, :func:`attnspec.relaxation_study` draws coupled pairs (softmax attention and the linear
+For each ℓ, :func:`attnspec.experiments.realistic.relaxation_study` draws coupled pairs (softmax attention and the linear
 model built on the *same* scores) and measures Kolmogorov–Smirnov distances of the bulks to
 each other, to ν_∞(β, c) and to Marchenko–Pastur MP(1, s).
 """
@@ -204,7 +204,7 @@ def relaxation_study(relaxation, ells, *, beta=1.0, draws=1, seed=0, drop_top=3,
         statistic (finite-ℓ outliers, A4 §5), 0 ≤ drop_top < ℓ/4.
     **options
         ``c``, ``gamma``, ``shared``, ``d_h``, ``tokens`` of
-        :func:`attnspec.relaxation_spectra`.
+        :func:`attnspec.experiments.realistic.relaxation_spectra`.
 
     Returns
     -------
@@ -213,7 +213,7 @@ def relaxation_study(relaxation, ells, *, beta=1.0, draws=1, seed=0, drop_top=3,
         :class:`attnspec.AttentionLaw`, or ``None`` if out of its domain), ``spectra``
         (``softmax``, ``linear``, ``corrected``: lists of per-draw full spectra) and
         ``ks``, computed on the pooled bulks (top ``drop_top`` of each draw removed) by
-        :func:`attnspec.ks_distance_resolved`: ``softmax_linear`` and (except ``causal``)
+        :func:`attnspec.experiments.realistic.ks_distance_resolved`: ``softmax_linear`` and (except ``causal``)
         ``softmax_corrected`` (two-sample), ``softmax_law``, ``linear_law`` (NaN when the
         law is out of reach), ``softmax_mp``, ``linear_mp`` (MP(1, s)), and for ``causal`` also
         ``softmax_masked_iid``, ``linear_masked_iid`` (the masked i.i.d.-score law,

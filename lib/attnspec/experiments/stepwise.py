@@ -52,7 +52,7 @@ def stepwise_spectra(ell, d_qk, beta, rng=None, *, degree=3, drop_top=3, surroga
     Returns
     -------
     dict
-        Keys :data:`attnspec.STEPWISE_KEYS` (and ``"mp"``), each the squared singular values
+        Keys :data:`attnspec.sampling.equivalents.STEPWISE_KEYS` (and ``"mp"``), each the squared singular values
         without the top ``drop_top``, in descending order (length ℓ − drop_top).
 
     Notes

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._validation import as_float_array
+
 __all__ = ["Scale", "ThresholdScales", "threshold_scales", "SCALE_LABELS"]
 
 #: The three provenance labels a scale can carry.
@@ -147,7 +149,7 @@ def threshold_scales(ell):
     if isinstance(ell, (str, bytes, bool, np.bool_)):
         raise ValueError(message)
     try:
-        values = np.asarray(ell, dtype=np.float64)
+        values = as_float_array(ell, "ell")   # refuses complex, dates, huge integers
     except (TypeError, ValueError):
         raise ValueError(message) from None
     if values.size == 0 or not np.all(np.isfinite(values)) or np.any(values <= 1):

@@ -11,7 +11,7 @@ equation): a point's step is then halved, and the point stops, as a whole. Optio
 level starts from the first-order predictor along the solution branch g(z). Used by
 :class:`attnspec.AttentionLaw` (points the closed-form roots cannot resolve), by the
 subordination densities of chapter 2, by the variance-profile solver
-(:func:`attnspec.variance_profile_density`) and by the multi-head chains
+(:func:`attnspec.freeprob.variance_profile.variance_profile_density`) and by the multi-head chains
 (:mod:`attnspec.freeprob.chains`, where the unknown is the chain's parameter p, also in the
 lower half plane).
 """

@@ -71,8 +71,8 @@ def nu_inf_free_cumulants(n, beta, c, *, unit=1.0):
     kappa = np.zeros(n)
     for k in range(2, n + 1, 2):
         j = k // 2
-        kappa[k - 1] = (total_variance(beta) / unit if j == 1
-                        else c ** (j - 1) * (beta2 / unit) ** j)
+        kappa[k - 1] = (total_variance(beta) / unit if j == 1       # (cβ²/unit)^j / c: no
+                        else (c * (beta2 / unit)) ** j / c)           # c^{j−1} overflowing
     return kappa
 
 

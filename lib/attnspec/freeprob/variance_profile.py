@@ -114,7 +114,7 @@ def variance_profile_density(profile, t, *, eta_min=1e-9, tol=1e-11):
     ----------
     profile : array_like
         n×n cell averages of σ²(x, y) on [0, 1]² (row x, column y; e.g.
-        :func:`attnspec.triangular_profile`); entries ≥ 0, finite, not all zero.
+        :func:`attnspec.freeprob.variance_profile.triangular_profile`); entries ≥ 0, finite, not all zero.
     t : array_like
         Points t > 0 (finite) where the density is wanted.
     eta_min : float

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from .._validation import check_beta, check_float
+from .._validation import ParameterError, check_beta, check_float
 from ..freeprob.ladder import continue_to_axis
 from ..freeprob.roots import (few_points, polish_roots, quartic_discriminant_sign, quartic_pair,
                               quartic_roots, real_cubic_roots)
@@ -27,6 +27,8 @@ from .classical import score_product_inner_scale, score_product_pdf
 
 __all__ = ["AttentionLaw", "BETA_MIN_REPRESENTABLE"]
 
+#: log of the float64 range of a moment (normal numbers only: below, precision is lost)
+_LOG_TINY, _LOG_HUGE = math.log(np.finfo(float).tiny), math.log(np.finfo(float).max)
 #: Smallest β AttentionLaw represents (α² ≈ β⁴/2 ≥ 5e-289); below, LawAccuracyError.
 BETA_MIN_REPRESENTABLE = 1e-72
 #: The Marchenko–Pastur form is used when c·(β²/s)² (the relative size of the first
@@ -36,6 +38,23 @@ _MP_FORM_BELOW = 1e-17
 #: error, measured against the exact form, is ≤ 250 a for c < 2 (228 a at c = 1) and
 #: ≤ 0.4 a for c ≥ 2 (0.36 a at c = 2, 0.016 a at c = 10): below 3e-11 in both cases.
 _SMALL_FORM_BELOW = {False: 1e-13, True: 1e-10}
+
+
+def _small_beta_pieces_apart(beta, c):
+    """For c > 1 in the small-beta form: True where the noise piece [0, 4α²(1 − 1/c)] ends
+    below 1e-3 of where the scores' piece starts (β² times M's lower edge)."""
+    top = 4.0 * (noise_variance(beta) * (1.0 - 1.0 / c))
+    return top < 1e-3 * beta * beta * score_product_edges(c)[0]
+
+
+def _small_beta_c_min(beta):
+    """The smallest c > 1 (to rounding, by bisection) where the small-beta form's pieces are
+    apart: about 1 + 116.2β."""
+    low, high = 1.0, 2.0
+    while math.nextafter(low, high) < high:
+        mid = 0.5 * (low + high)
+        low, high = (low, mid) if _small_beta_pieces_apart(beta, mid) else (mid, high)
+    return high
 
 
 def _physical_root_scaled(xi, a, b, c):
@@ -229,7 +248,9 @@ class AttentionLaw(SpectralLaw):
     beta : float
         Inverse temperature, 0 < β ≤ ``hermite.BETA_MAX`` (26, so that e^{β²} is finite).
     c : float, default 1.0
-        Aspect ratio c = ℓ/d_qk, ``C_MIN`` ≤ c ≤ ``C_MAX`` (0.01 to 100).
+        Aspect ratio c = ℓ/d_qk, ``C_MIN`` ≤ c ≤ ``C_MAX`` (0.01 to 100), except, for β in the
+        small-beta form with c < 2 (β ≲ 4.5e-7; appendix A2), 1 < c < 1 + 116.2β (about; the
+        message gives the exact bound), where that form's two pieces would overlap.
 
     Attributes
     ----------
@@ -246,10 +267,10 @@ class AttentionLaw(SpectralLaw):
     Raises
     ------
     ValueError
-        β or c outside the domain (the message names it).
+        β or c outside the domain (a ParameterError naming it).
     LawAccuracyError
         (a ValueError) if the built law fails its own mass and moment check (never seen on
-        the domain; the test grid covers its corners).
+        the domain; the test grid covers its corners and the edges at c = 1 + 116.2β).
 
     Notes
     -----
@@ -391,13 +412,14 @@ class AttentionLaw(SpectralLaw):
                 return graded_pieces([(0.0, beta2 * upper, kind)],
                                      -beta2 * score_product_inner_scale(self.c),
                                      top_points=self._cheb_points[0] // 2)
+            if not _small_beta_pieces_apart(self.beta, self.c):
+                raise ParameterError(
+                    f"c must be <= 1 or >= {_small_beta_c_min(self.beta)!r} at "
+                    f"beta={self.beta!r}: for 1 < c < 1 + 116.2*beta the two pieces of the "
+                    f"small-beta form overlap (outside the domain); got c={self.c!r}")
             w = 1.0 - 1.0 / self.c
             self._noise_scale = self.noise_variance * w
             top = 4.0 * self._noise_scale
-            if not top < 1e-3 * beta2 * lower:
-                raise LawAccuracyError(
-                    f"c={self.c!r}: at beta={self.beta!r} the two pieces of the small-beta "
-                    "form overlap (c too close to 1 for this beta)")
             lo, hi = beta2 * lower, beta2 * upper
             points = 2 * self._cheb_points[0] if lo - top < 0.01 * (hi - lo) else None
             # the noise piece w·MP(1, α²w): a series of 16 terms
@@ -500,11 +522,17 @@ class AttentionLaw(SpectralLaw):
         return self.s, [1.0, 2.0 + self.c * self._kb ** 2]
 
     def _moment(self, k):
-        # free cumulants in units of s (κ₂ = 1, κ_2j = c^{j−1} b^j): no overflow before the end
-        kappa = nu_inf_free_cumulants(2 * k, self.beta, self.c, unit=self.s)
-        scaled = free_cumulant_moments(kappa, 2 * k)[2 * k]
-        with np.errstate(over="ignore"):
-            return float(np.float64(scaled) * np.float64(self.s) ** k)
+        # in units of the right edge, where every moment is at most 1; the free cumulants are
+        # positive, so every term of the recursion is too (no cancellation)
+        top = self.support()[1]
+        kappa = nu_inf_free_cumulants(2 * k, self.beta, self.c, unit=top)
+        log_m = math.log(free_cumulant_moments(kappa, 2 * k)[2 * k]) + k * math.log(top)
+        if not _LOG_TINY <= log_m <= _LOG_HUGE:
+            where = ("beyond the float range" if log_m > 0
+                     else "below the range of normal floats (it underflows towards 0)")
+            raise ValueError(f"k={k}: the moment of order {k} of {self!r} is about "
+                             f"1e{log_m / math.log(10):.0f}, {where}; use a smaller k")
+        return math.exp(log_m)
 
     def edges(self):
         """All edges of the support in t, sorted: ``(0, …, right edge)`` (two per interval).

@@ -98,12 +98,31 @@ class LawSummaries:
         return self.moment(1)
 
     def var(self):
-        """Variance."""
-        return self.moment(2) - self.moment(1) ** 2
+        """Variance; a ValueError naming the law if it exceeds the float range."""
+        unit, scaled = self._scaled_variance()
+        value = unit * unit * scaled
+        if not math.isfinite(value):
+            raise ValueError(f"the variance of {self!r} is about "
+                             f"1e{2 * math.log10(unit) + math.log10(scaled):.0f}, beyond the "
+                             "float range; std() is finite")
+        return value
 
     def std(self):
         """Standard deviation."""
-        return math.sqrt(self.var())
+        unit, scaled = self._scaled_variance()
+        return unit * math.sqrt(scaled)
+
+    def _scaled_variance(self):
+        """(unit, variance/unit²), so that a variance beyond the float range has a finite
+        standard deviation: in the unit of ``_reference_moments`` where a law has one."""
+        unit, ratios = getattr(self, "_reference_moments", lambda: (1.0, []))()
+        if len(ratios) >= 2:
+            return unit, ratios[1] - ratios[0] ** 2
+        try:
+            return 1.0, self.moment(2) - self.moment(1) ** 2
+        except ValueError:                  # the second moment exceeds the float range
+            raise ValueError(f"the variance of {self!r} exceeds the float range (so does "
+                             "its second moment)") from None
 
     def median(self):
         """``ppf(0.5)``."""

@@ -24,11 +24,11 @@ import math
 import numpy as np
 
 from .._validation import as_float_array
-from ..freeprob.chains import chain_moments
 from ..freeprob.roots import newton_converged
 from .base import LawAccuracyError, SpectralLaw
 from .chebyshev_pieces import KIND_POWER, sin_map_inverse
-from .multihead_moments import closed_form_moments, multihead_chain, unscaled_moment
+from .multihead_moments import (closed_form_moments, multihead_chain, scaled_moments,
+                                unscaled_moment)
 from .multihead_starts import interpolate, log_near_zero, on_axis, sign_change, toward_limit
 
 __all__ = ["MultiHeadLaw", "UnresolvedLawError"]
@@ -186,7 +186,8 @@ class MultiHeadLaw(SpectralLaw):
         return self.density(x)
 
     def _moment(self, k):
-        return unscaled_moment(chain_moments(self._chain, k)[k - 1], k, self._unit, self._par)
+        return unscaled_moment(scaled_moments(self._chain, k, "k")[k - 1], k, self._unit,
+                               self._par)
 
     # ---- the solver --------------------------------------------------------------------------
     def cauchy(self, x):

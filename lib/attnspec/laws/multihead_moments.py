@@ -6,6 +6,8 @@ widths) to the chain of free convolutions of :mod:`attnspec.freeprob.chains` tha
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from .._validation import check_bool, check_int
@@ -13,8 +15,8 @@ from ..freeprob.chains import Chain, chain_moments
 from ..hermite import total_variance
 from ..sampling.multihead import check_arguments
 
-__all__ = ["multihead_moments", "multihead_chain", "closed_form_moments", "unscaled_moment",
-           "BETA_MIN"]
+__all__ = ["multihead_moments", "multihead_chain", "closed_form_moments", "scaled_moments",
+           "unscaled_moment", "BETA_MIN"]
 
 
 #: Smallest β with s = e^{β²} − 1 a normal float64 (β² ≥ 1e-300): below, s underflows to 0.
@@ -75,6 +77,40 @@ def unscaled_moment(scaled, k, unit, params):
     return float(scaled * unit ** k)
 
 
+#: The series moments are computed twice, in two units; orders where the two disagree by more
+#: than this (rounding, which grows quickly with the order) are refused.
+_MOMENT_RTOL = 1e-10
+
+
+def scaled_moments(chain, n, name):
+    """m_k/unit^k for k = 1..n (``chain.unit``), or a ValueError naming ``name`` where rounding
+    makes them inaccurate.  The series arithmetic of :func:`chain_moments` runs in units of
+    about the right edge (so no coefficient overflows) and, as a rounding estimate, again in a
+    unit 1.3 times larger; the order where the two first disagree by more than _MOMENT_RTOL
+    and every order above it are refused."""
+    exact = closed_form_moments(chain)
+    if n <= 2:
+        return exact[:n]
+    with np.errstate(all="ignore"):
+        low = chain_moments(chain, min(n, 20))
+    edge = max(m ** (1.0 / k) for k, m in enumerate(low, start=1) if m > 0)
+    logs = []
+    for unit in (edge, 1.3 * edge):
+        with np.errstate(all="ignore"):
+            m = chain_moments(replace(chain, unit=chain.unit * unit), n)
+            logs.append(np.log(m) + np.arange(1, n + 1) * np.log(unit))
+    with np.errstate(all="ignore"):
+        moments = np.exp(logs[0])
+        agree = (np.abs(np.expm1(logs[0] - logs[1])) <= _MOMENT_RTOL) & np.isfinite(moments)
+    if not agree[2:].all():                           # (m₁, m₂: the closed forms)
+        last = 2 + int(np.argmin(agree[2:]))          # the first order that fails, minus one
+        raise ValueError(
+            f"{name}={n}: the multi-head moments come from power-series arithmetic whose "
+            f"rounding grows with the order; at these parameters only m_1..m_{last} are "
+            f"accurate to {_MOMENT_RTOL:g} (chapter A1, Moments), so {name} must be <= {last}")
+    return exact + [float(m) for m in moments[2:]]
+
+
 def multihead_moments(ell, d, heads, beta, tie="none", d_head=None, d_value=None, groups=None,
                       order=2, scaled=False):
     r"""Moments m₁, …, m_order of the limiting squared-singular-value law of the multi-head output.
@@ -108,8 +144,10 @@ def multihead_moments(ell, d, heads, beta, tie="none", d_head=None, d_value=None
     Raises
     ------
     ValueError
-        Invalid parameters (named), β outside [BETA_MIN, BETA_MAX]; or, without ``scaled``,
-        an order whose moment overflows float64 (the message names the order and β).
+        Invalid parameters (named), β outside [BETA_MIN, BETA_MAX]; an order beyond those
+        the series arithmetic gives accurately (the message names the highest that it does);
+        or, without ``scaled``, an order whose moment overflows float64 (the message names
+        the order and β).
 
     Notes
     -----
@@ -138,8 +176,7 @@ def multihead_moments(ell, d, heads, beta, tie="none", d_head=None, d_value=None
     chain, _, params = multihead_chain(ell, d, heads, beta, tie, d_head, d_value, groups, unit=None)
     order = check_int("order", order, min=1)
     scaled = check_bool("scaled", scaled)
-    exact = closed_form_moments(chain)
-    moments = exact[:order] if order <= 2 else exact + list(chain_moments(chain, order)[2:])
+    moments = scaled_moments(chain, order, "order")
     if scaled:
         return [float(m) for m in moments]
     return [unscaled_moment(m, k, chain.unit, params) for k, m in enumerate(moments, start=1)]

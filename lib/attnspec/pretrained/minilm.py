@@ -250,6 +250,12 @@ def _check_text(text, max_tokens):
     if not text.strip():
         raise ParameterError("text must contain at least one non-blank character; got "
                          f"text={text!r}")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:    # a lone surrogate: bytes that were not UTF-8
+        raise ParameterError(f"text must be valid Unicode; got text={text!r}, with a lone "
+                             f"surrogate at index {error.start} (bytes decoded from something "
+                             "other than UTF-8?)") from None
     return max_tokens
 
 

@@ -78,7 +78,8 @@ def softmax_attention(ell, d_qk, beta, rng=None, *, return_scores=False, dtype=n
         Inverse temperature β > 0 (finite). Any finite β gives finite output; a very large
         β saturates every row to (nearly) one-hot.
     rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
-        Source of randomness; the same seed gives the same bytes.
+        Source of randomness; the same seed gives the same bytes at the same number of BLAS
+        threads (another number sums the products differently: ~1e-15 relative).
     return_scores : bool
         Also return the scores S.
     dtype : numpy.float64 or numpy.float32
