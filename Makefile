@@ -19,6 +19,9 @@ MATHJAX := _vendor/static/mathjax/tex-chtml.js
 BUILD := _build
 CHAPTER ?=
 PARAMS ?=
+SUBMISSIONS ?=
+SHEET ?=
+TIMEOUT ?= 300
 
 CHROME ?=
 URL ?=
@@ -31,7 +34,7 @@ NBVAL := --nbval-lax --nbval-current-env --nbval-cell-timeout=900 \
 	--nbval-sanitize-with tests/nbval_sanitize.cfg
 
 .PHONY: help setup models book test unit notebooks rerun baseline student bench lock clean pdf \
-	handout normalize repository
+	handout normalize repository course grade
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -39,6 +42,8 @@ help:
 	@echo "  make student               build the student edition (solutions removed)"
 	@echo "  make pdf                   the whole book as one PDF (_build/pdf/attnspec.pdf; needs make book)"
 	@echo "  make handout               zip for students: notebooks, library wheel, README (_build/handout/)"
+	@echo "  make course                problem sheets per session: student release (_build/course/student/) and autograder"
+	@echo "  make grade SUBMISSIONS=dir grade submitted sheets in a sandbox into a CSV gradebook (TIMEOUT=300 s each)"
 	@echo "  make normalize             install cell, A4 links and code lines of at most 85 characters (82 in hidden cells) in every chapter"
 	@echo "  make repository URL=...    set the repository address everywhere it appears"
 	@echo "  make bench                 speed and memory ratios (benchmarks/)"
@@ -108,6 +113,13 @@ pdf: setup
 
 handout: setup
 	$(PY) tools/build_handout.py
+
+course: setup
+	$(PY) tools/build_course.py
+
+grade: setup
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder-of-notebooks [SHEET=session-03] [TIMEOUT=300]"; exit 2; }
+	$(PY) tools/grade_course.py "$(SUBMISSIONS)" --timeout "$(TIMEOUT)" $(if $(SHEET),--sheet "$(SHEET)")
 
 normalize: setup
 	$(PY) tools/normalize_chapters.py
