@@ -31,6 +31,7 @@ import sys
 from pathlib import Path
 
 import nbformat
+import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from build_pdf import find_chrome  # noqa: E402  (the one definition)
@@ -195,6 +196,14 @@ def check_student(notebook, session):
         raise CourseBuildError(f"{notebook}: a marking scheme is left")
 
 
+def mathjax_config(root=ROOT):
+    """MathJax 3's configuration as JSON: ``$`` delimiters and the book's macros (``\\E``, ...)."""
+    sphinx = (yaml.safe_load((root / "_config.yml").read_text()).get("sphinx") or {})
+    tex = ((sphinx.get("config") or {}).get("mathjax3_config") or {}).get("tex") or {}
+    return json.dumps({"tex": {"inlineMath": [["$", "$"], ["\\(", "\\)"]],
+                               "processEscapes": True, "macros": tex.get("macros", {})}})
+
+
 def to_pdf(notebook, chrome):
     """nbconvert HTML (vendored MathJax) printed to PDF by headless Chromium."""
     from nbconvert import HTMLExporter
@@ -203,8 +212,7 @@ def to_pdf(notebook, chrome):
     html, _ = HTMLExporter(mathjax_url=marker).from_notebook_node(
         nbformat.read(notebook, as_version=4))
     # nbconvert's template configures MathJax 2; the vendored MathJax is 3: configure it
-    config = ("<script>window.MathJax = {tex: {inlineMath: [['$', '$'], ['\\\\(', '\\\\)']], "
-              "processEscapes: true}};</script>\n")
+    config = f"<script>window.MathJax = {mathjax_config()};</script>\n"
     html = html.replace(f'<script src="{marker}"> </script>',
                         config + f'<script src="{MATHJAX.as_uri()}"></script>')
     page = notebook.with_suffix(".html")
@@ -238,6 +246,9 @@ def build(root=ROOT, out=OUT, only=None, pdf=True):
     if only is not None and len(chosen) != len(set(only)):
         known = [s["id"] for s in sessions(root / "chapters" / "course_guide.md")]
         raise CourseBuildError(f"sheets={sorted(only)} includes unknown ids; allowed: {known}")
+    names = [part.name for parts in PARTS.values() for part in parts]
+    if len(names) != len(set(names)):     # the student release shares one tests/ folder
+        raise CourseBuildError(f"autograded part names repeat across sheets: {sorted(names)}")
     chrome = find_chrome() if pdf else None
     if pdf and chrome is None:
         raise CourseBuildError("headless Chromium is needed for the PDF sheets "

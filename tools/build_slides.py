@@ -31,7 +31,7 @@ import nbformat
 from markdown_it import MarkdownIt
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from build_course import sessions  # noqa: E402  (the sessions of the course guide)
+from build_course import mathjax_config, sessions  # noqa: E402  (shared with the sheets)
 
 ROOT = Path(__file__).resolve().parent.parent
 EXECUTED = ROOT / "_build" / "jupyter_execute" / "chapters"
@@ -154,7 +154,8 @@ def deck(session, guide_text):
         slides.append("<h3>Exercises</h3>" + markdown(
             "\n".join(f"- `{label}`" for label in session["exercises"])))
     sections = "\n".join(f"<section>{s}</section>" for s in slides)
-    return PAGE.format(title=html.escape(session["title"]), sections=sections)
+    return PAGE.format(title=html.escape(session["title"]), sections=sections,
+                       mathjax=mathjax_config())
 
 
 PAGE = """<!doctype html>
@@ -164,8 +165,7 @@ PAGE = """<!doctype html>
 <link rel="stylesheet" href="assets/reveal.js/theme/white.css">
 <style>.reveal {{ font-size: 30px; }} .reveal img.figure {{ max-height: 62vh; margin: 0; }}
 .reveal .caption {{ font-size: 0.55em; }} .reveal ul {{ display: block; }}</style>
-<script>window.MathJax = {{tex: {{inlineMath: [['$', '$'], ['\\\\(', '\\\\)']]}},
-  startup: {{typeset: true}}}};</script>
+<script>window.MathJax = {mathjax};</script>
 <script src="assets/mathjax/tex-chtml.js"></script>
 </head><body>
 <div class="reveal"><div class="slides">
