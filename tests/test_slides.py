@@ -10,8 +10,7 @@ address inside the moved folder or inline data (no network).
 import shutil
 
 import pytest
-from helpers import ROOT, load_tool, unavailable
-from test_site import WAIT_FOR_MATHJAX, _console_errors, browser  # noqa: F401 (the fixture)
+from helpers import ROOT, WAIT_FOR_MATHJAX, chromium, console_errors, load_tool, unavailable
 
 pytestmark = pytest.mark.browser
 
@@ -38,7 +37,14 @@ return {
 """
 
 
-def test_a_deck_renders_offline_from_a_moved_folder(tmp_path, browser):  # noqa: F811
+@pytest.fixture(scope="module")
+def browser():
+    driver = chromium()
+    yield driver
+    driver.quit()
+
+
+def test_a_deck_renders_offline_from_a_moved_folder(tmp_path, browser):
     slides = load_tool("build_slides")
     if not (slides.EXECUTED / "03_single_head_theorem.ipynb").is_file():
         unavailable("the book is not built (make book)")
@@ -52,7 +58,7 @@ def test_a_deck_renders_offline_from_a_moved_folder(tmp_path, browser):  # noqa:
     assert report["ready"] and report["slides"] == report["sections"] >= 8
     assert report["typeset"] > 10 and report["tex_errors"] == 0
     assert report["images"] >= 6 and report["broken_images"] == 0
-    assert _console_errors(browser) == []
+    assert console_errors(browser) == []
     assert len(report["resources"]) > 10
     assert all(r.startswith(("file://", "data:")) for r in report["resources"]), \
         [r for r in report["resources"] if not r.startswith(("file://", "data:"))]
