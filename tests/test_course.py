@@ -8,11 +8,12 @@ q2_edges 1 (four values), 1 (increasing), 1 (beyond the Marchenko–Pastur edge)
 
 import csv
 import shutil
+import subprocess
 import sys
 
 import nbformat
 import pytest
-from helpers import ROOT
+from helpers import ROOT, unavailable
 
 sys.path.insert(0, str(ROOT / "tools"))
 import build_course  # noqa: E402
@@ -118,3 +119,17 @@ def test_feedback_per_student(graded):
     assert sorted(p.stem for p in feedback.glob("*.md")) == sorted(rows)
     assert "did not finish" in (feedback / "loop.md").read_text()
     assert "3/3" in (feedback / "correct.md").read_text()
+
+
+@pytest.mark.browser
+def test_a_sheet_prints_to_pdf_with_its_maths_typeset(tmp_path):
+    """The PDF of a sheet (nbconvert HTML, headless Chromium) shows the text and no raw TeX."""
+    if build_course.find_chrome() is None or shutil.which("pdftotext") is None:
+        unavailable("headless Chromium and poppler-utils are needed for the PDF sheets")
+    student = build_course.build(out=tmp_path / "course", only=["session-01"])
+    pdf = student / "session-01.pdf"
+    assert pdf.read_bytes()[:5] == b"%PDF-"
+    text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True,
+                          check=True).stdout
+    assert "Problem sheet: Session 1" in text and "ex-01-kernel" in text
+    assert "\\beta" not in text and "$" not in text          # MathJax typeset every formula
