@@ -17,7 +17,7 @@ import pytest
 from helpers import ROOT
 
 TIME_UNIT = re.compile(
-    r"\b(milliseconds?|seconds|secs?|ms|minutes?|min|hours?|hrs?)\b"
+    r"\b(milliseconds?|seconds|secs?|ms|minutes?|min|hours?|hrs?)\b(?!-)"   # not sec-08-x
     r"|(?<![\w$.{])\d+(?:\.\d+)?\s?s\b", re.IGNORECASE)
 COMPUTING = re.compile(
     r"\b(cores?|CPUs?|GPUs?|machines?(?!\s+learning)|laptops?|computers?|takes?|costs?"
@@ -76,6 +76,7 @@ def test_the_check_flags_typed_timings(sentence):
         "Each session below is 90 minutes: a short lecture on the statement.",
         "In class: the kernel of the matrix (mathematical, 10 min) and a rerun (20 min).",
         "One draw costs at most three eigenvalue computations (`make bench`).",
+        "This distance need not vanish as it grows, {ref}`sec-08-head-width`.",
         "To see what they cost on your machine, time a quick rerun first (`attnspec rerun 09 "
         "--quick`).",
     ],
