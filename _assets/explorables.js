@@ -57,17 +57,20 @@
     const domainOf = (axis) => spec.frames[spec.defaultKey].domains[p] &&
       spec.frames[spec.defaultKey].domains[p][axis]
       ? [{ expr: `${axis}0_${p}` }, { expr: `${axis}1_${p}` }] : undefined;
+    const scale = (type, domain) => (type === "log" ? { type: type, domain: domain }
+      : { type: type, domain: domain, zero: false, nice: false });
     const x = { field: "x", type: "quantitative", title: panel.x_title,
-                scale: { type: panel.x_scale, domain: domainOf("x"), zero: false, nice: false } };
+                scale: scale(panel.x_scale, domainOf("x")) };
     const y = { field: "y", type: "quantitative", title: panel.y_title,
-                scale: { type: panel.y_scale, domain: domainOf("y"), zero: false, nice: false } };
-    const color = { field: "series", type: "nominal", title: null,
-                    scale: { domain: series.map((s) => s.label),
-                             range: series.map((s) => s.color) },
-                    legend: { orient: "bottom", direction: "horizontal", columns: 2,
-                              symbolType: "stroke", labelLimit: width } };
-    const dash = { field: "series", type: "nominal", legend: null,
-                   scale: { domain: series.map((s) => s.label),
+                scale: scale(panel.y_scale, domainOf("y")) };
+    // colour and dash share one legend (same field, same domain, same legend settings)
+    const legend = { orient: "bottom", direction: "horizontal", columns: 2,
+                     symbolType: "stroke", labelLimit: width };
+    const domain = series.map((s) => s.label);
+    const color = { field: "series", type: "nominal", title: null, legend: legend,
+                    scale: { domain: domain, range: series.map((s) => s.color) } };
+    const dash = { field: "series", type: "nominal", title: null, legend: legend,
+                   scale: { domain: domain,
                             range: series.map((s) => (s.dash.length ? s.dash : [1, 0])) } };
     const layers = [];
     const kinds = new Set(series.map((s) => s.kind));
@@ -94,8 +97,7 @@
       layers.push(layer(p, "rule", { type: "rule", strokeWidth: 1.5 },
         { x: x, color: color, strokeDash: dash }));
     }
-    return { width: width, height: panel.height, layer: layers,
-             resolve: { scale: { color: "independent", strokeDash: "independent" } } };
+    return { width: width, height: panel.height, layer: layers };
   }
 
   function vegaLiteSpec(spec, width) {

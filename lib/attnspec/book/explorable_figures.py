@@ -126,11 +126,12 @@ def outliers_and_scales(ells, betas, *, draws=2, seed=0, bins=50, name="exp-05-o
                 .domain(0, x=(edges[0], top), y=(0.0, y_top))
                 .point("scales", scale_x, scale_y, labels=[", ".join(v) for v in labels.values()])
                 .rule("beta", [beta])
-                .domain(1, x=(0.0, 1.15 * max(max(scale_x), max(betas))),
+                .domain(1, x=(0.0, 1.4 * max(max(scale_x), max(betas))),
                         y=(0.0, 1.1 * max(scale_y)))
                 .readout("outliers per draw", ", ".join(map(str, counts)))
                 .readout("edge z₊²", _fmt(edge))
-                .readout("largest / edge", f"{max(v[0] for v in spectra) / edge:.3g}"))
+                .readout("largest / edge", f"{max(v[0] for v in spectra) / edge:.3g}")
+                .with_command(f"attnspec law --beta {beta:g} --c 1"))
 
     return Explorable(
         name, [Control("ell", "ℓ", ells, format="{:d}"), Control("beta", "β", betas)],
@@ -210,7 +211,7 @@ def law_explorer(betas, cs, *, points=120, name="exp-explorer"):
                   .rule("edges", edges)
                   .domain(0, x=(0.0, upper), y=(0.0, _bulk_top(density)))
                   .domain(1, x=(0.0, upper), y=(0.0, 1.0))
-                  .readout("s = e^{β²} − 1", _fmt(law.s))
+                  .readout("s = exp(β²) − 1", _fmt(law.s))
                   .readout("support", " ∪ ".join(f"[{_fmt(a)}, {_fmt(b)}]"
                                                  for a, b in zip(edges[::2], edges[1::2]))))
         for k in (1, 2, 3, 4):
