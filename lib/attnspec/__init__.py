@@ -94,7 +94,7 @@ _EXPORTS = {
     "UnresolvedLawError": "laws.multihead",
     "LawAccuracyError": "laws.base",
     "SweepError": "sweeps",
-    "WeightsError": "pretrained.minilm",
+    "WeightsError": "pretrained.cache",
 }
 
 # modules and packages reachable as attributes (``attnspec.plotting.book_style()``)

@@ -1,4 +1,5 @@
-"""The ``attnspec`` command line: rerun a chapter, list chapters, print a law's numbers."""
+"""The ``attnspec`` command line: rerun a chapter, list chapters, print a law's numbers,
+fetch the pretrained weights."""
 
 from __future__ import annotations
 
@@ -63,8 +64,10 @@ def build_parser():
     chapters.set_defaults(func=_chapters)
 
     from attnspec.book import cli_law as _cli_law
+    from attnspec.book import cli_models as _cli_models
 
     _cli_law.add_parser(sub)
+    _cli_models.add_parser(sub)
     return parser
 
 
