@@ -310,3 +310,17 @@ def _touch_drag(driver, box, control):
         "return attnspecExplorables[arguments[0]].spec.controls", box)].index(control["name"])
     assert position[index] == len(control["values"]) - 1, f"{box}: a finger did not move it"
     _move(driver, box, control["name"], control["default"])
+
+
+def test_each_interactive_figure_adds_at_most_1_5_mb_to_its_page(built_explorables):
+    """Page weight: the figure's own markup (data and static image) plus the shared scripts it
+    loads (Vega and Vega-Lite, from _static, once per page) stay under 1.5 MB."""
+    shared = sum(p.stat().st_size for p in (HTML / "_static" / "vega").glob("*.js"))
+    shared += (HTML / "_static" / "explorables.js").stat().st_size
+    assert shared > 500_000                            # the scripts are there
+    for page, ids in built_explorables.items():
+        text = page.read_text()
+        for box in ids:
+            start = text.index(f'class="attnspec-explorable" id="{box}"')
+            own = len(text[start:text.index("</div>", start)].encode())
+            assert own + shared <= 1_500_000, f"{page.name} {box}: {own} + {shared} bytes"

@@ -97,7 +97,7 @@ def outliers_and_scales(ells, betas, *, draws=2, seed=0, bins=50, name="exp-05-o
     r"""The spectrum of √ℓA^⊥ (c = 1) with its outliers beyond z₊², and the threshold scales.
 
     Sliders β and ℓ. Top: the pooled spectrum of ``draws`` draws (log x), ν∞(β, 1) and its edge,
-    the outliers as points. Bottom: the scales of :func:`attnspec.threshold_scales` at this ℓ
+    the outliers as points. Bottom: the threshold scales of chapter 5 at this ℓ
     (β against its factor of √(log ℓ)) and the current β. Readout: outliers per draw.
     """
     def frame(ell, beta):
