@@ -97,7 +97,7 @@ def _read(path):
 
 def execute_chapters(jobs, root=ROOT, cache_dir=None):
     """Execute, ``jobs`` at a time, the chapter notebooks (``chapters/*.ipynb``, and Markdown
-    pages that are notebooks, such as the explorer) whose outputs the execution cache lacks,
+    pages that are notebooks: intro.md, the explorer) whose outputs the execution cache lacks,
     and store them in it as myst-nb's cache mode does (the same cache key: the code cells,
     their metadata and the kernelspec). Returns the paths of the chapters that failed (their
     tracebacks are printed); the cache keeps only successes."""
@@ -107,7 +107,8 @@ def execute_chapters(jobs, root=ROOT, cache_dir=None):
     root = Path(root)
     cache = get_cache(str(cache_dir or root / "_build" / ".jupyter_cache"))
     todo = []
-    pages = [p for p in sorted((root / "chapters").glob("*.md")) if _is_text_notebook(p)]
+    pages = [p for p in sorted(root.glob("*.md")) + sorted((root / "chapters").glob("*.md"))
+             if _is_text_notebook(p)]                    # intro.md and the explorer
     for path in sorted((root / "chapters").glob("*.ipynb")) + pages:
         try:
             cache.match_cache_notebook(_read(path))
