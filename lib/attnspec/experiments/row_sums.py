@@ -1,4 +1,4 @@
-r"""Fluctuations of the softmax row sums, measured term by term (MATH.md §5, Lemma 2).
+r"""Fluctuations of the softmax row sums, measured term by term (appendix A4 §5).
 
 The row sum rᵢ = Σₖ e^{βSᵢₖ} of a query qᵢ is, given qᵢ, a sum of ℓ i.i.d. lognormals with
 σ² = ‖qᵢ‖²/d_qk, so the conditional mean of rᵢ given qᵢ is ℓ exp(β²‖qᵢ‖²/(2d_qk)). Relative

@@ -5,7 +5,7 @@ Three kinds of object, kept apart on purpose:
 - :func:`threshold_scales`: the ℓ → ∞ scales β = factor·√(log ℓ), each labelled
   *literature*, *derived* or *heuristic*, with its source;
 - :func:`row_sum_fluctuation`: the relative size of the softmax row sums' fluctuations at finite
-  ℓ and d_qk (MATH.md §5, Lemma 2), in its two-term form and exactly;
+  ℓ and d_qk (appendix A4 §5; this book's derivation), in its two-term form and exactly;
 - :func:`largest_entries` and :func:`entry_onset`: the finite-ℓ predictor of outliers, the β at
   which the largest squared entry of √ℓ A^⊥ clears the right edge z₊² of ν_∞.
 """
@@ -175,7 +175,7 @@ def threshold_scales(ell):
 
 @dataclass(frozen=True)
 class RowSumFluctuation:
-    r"""Relative standard deviation of a softmax row sum rᵢ = Σₖ e^{βSᵢₖ} (MATH.md §5, Lemma 2).
+    r"""Relative standard deviation of a softmax row sum rᵢ = Σₖ e^{βSᵢₖ} (appendix A4 §5).
 
     Attributes
     ----------
