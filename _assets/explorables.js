@@ -116,7 +116,8 @@
       vconcat: spec.panels.map((_, p) => panelSpec(spec, p, width)),
       resolve: { scale: { color: "independent", strokeDash: "independent",
                           x: "independent", y: "independent" } },
-      config: { font: "system-ui, sans-serif", axis: { labelFontSize: 12, titleFontSize: 13 },
+      config: { font: "system-ui, sans-serif",
+                axis: { labelFontSize: 12, titleFontSize: 13, labelOverlap: "greedy" },
                 legend: { labelFontSize: 12 }, view: { stroke: null } },
     };
   }
