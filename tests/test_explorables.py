@@ -290,6 +290,12 @@ def _check_explorable(driver, page, box):
         "return document.querySelector(`#${arguments[0]} svg`).getBoundingClientRect().right",
         box)
     assert width <= driver.execute_script("return window.innerWidth"), f"{box} is too wide"
+    smallest = driver.execute_script(
+        "return Math.min(...Array.from(document.querySelectorAll("
+        "`#${arguments[0]} .attnspec-explorable-plot svg text`))"
+        ".filter((t) => t.textContent.trim()).map((t) => parseFloat(getComputedStyle(t).fontSize)))",
+        box)
+    assert smallest >= 9, f"{box}: text of {smallest} px (the figure policy asks 9)"
 
 
 def _touch_drag(driver, box, control):

@@ -283,18 +283,18 @@ class Explorable:
 
     # ---- the static figure --------------------------------------------------------------
     def static_figure(self, key=None):
-        """A matplotlib figure of one frame (the default position unless ``key`` is given)."""
+        """A matplotlib figure of one frame (the default position unless ``key`` is given),
+        drawn under the book's figure policy (:mod:`attnspec.plotting`)."""
         import matplotlib.pyplot as plt
 
-        from attnspec.plotting import book_style
+        from attnspec.plotting import book_style, legend_below, subplots
 
         frame = self.frames[key or self.default_key]
         with plt.rc_context(book_style()):
             heights = [p.height for p in self.panels]
-            width = plt.rcParams["figure.figsize"][0]
-            fig, axes = plt.subplots(len(self.panels), 1, squeeze=False,
-                                     figsize=(width, width * sum(heights) / 640 + 0.4),
-                                     gridspec_kw={"height_ratios": heights})
+            fig, axes = subplots(len(self.panels), 1, squeeze=False,
+                                 height=sum(heights) / 90 + 0.8,
+                                 gridspec_kw={"height_ratios": heights})
             axes = axes[:, 0]
             for s in self.series:
                 if s.name in frame.series:
@@ -309,11 +309,9 @@ class Explorable:
                     ax.set_xlim(*domain["x"])
                 if domain.get("y"):
                     ax.set_ylim(*domain["y"])
-                if ax.get_legend_handles_labels()[0]:
-                    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
+            legend_below(fig)
             positions = ", ".join(f"{c.label} = {c.text(c.default)}" for c in self.controls)
             axes[0].set_title(positions, loc="left")
-            fig.tight_layout()
         return fig
 
     def _static_png(self):
@@ -321,7 +319,7 @@ class Explorable:
 
         fig = self.static_figure()
         buffer = io.BytesIO()
-        fig.savefig(buffer, format="png", dpi=200, bbox_inches="tight")
+        fig.savefig(buffer, format="png", dpi=200)
         plt.close(fig)
         return buffer.getvalue()
 
