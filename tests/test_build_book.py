@@ -109,3 +109,23 @@ def test_jobs_must_be_a_positive_whole_number(capsys):
         _build_book().main(["--jobs", "0"])
     assert exit_info.value.code == 2
     assert "--jobs must be a whole number >= 1; got 0" in capsys.readouterr().err
+
+
+def test_a_markdown_notebook_page_is_executed_and_cached_as_the_build_reads_it(tmp_path):
+    """A MyST Markdown page with code cells (the explorer) is executed before the build too,
+    under the key myst-nb's reader gives it; a plain Markdown page is left alone."""
+    from myst_nb.core.read import read_myst_markdown_notebook
+
+    build = _build_book()
+    root = _notebook_book(tmp_path, {})
+    page = root / "chapters" / "page.md"
+    page.write_text("---\njupytext:\n  text_representation:\n    format_name: myst\n"
+                    "kernelspec:\n  display_name: Python 3\n  language: python\n"
+                    "  name: python3\n---\n\n# A page\n\n```{code-cell} python\nprint(6 * 7)\n```\n")
+    (root / "chapters" / "plain.md").write_text("# Plain\n\nNo code here.\n")
+    assert build.execute_chapters(1, root, tmp_path / "cache") == []
+    cache = get_cache(str(tmp_path / "cache"))
+    record = cache.match_cache_notebook(read_myst_markdown_notebook(page.read_text(),
+                                                                    path=str(page)))
+    assert cache.get_cache_bundle(record.pk).nb.cells[-1].outputs[0]["text"] == "42\n"
+    assert len(cache.list_cache_records()) == 1

@@ -29,6 +29,8 @@ TEXT_GROUP = re.compile(r"text_\d+$")
 
 FIGURES = """
 return Array.from(document.querySelectorAll('.bd-article figure img, .bd-article .cell_output img'))
+  .filter(i => i.getBoundingClientRect().width > 0)   // shown: an interactive figure hides its
+  // static stand-in once drawn (its own text is checked by tests/test_explorables.py)
   .map(i => ({src: i.currentSrc || i.src, width: i.getBoundingClientRect().width,
               link: i.closest('a') ? i.closest('a').href : null,
               name: (i.closest('figure') || {}).id || i.alt.slice(0, 60)}));

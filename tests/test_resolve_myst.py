@@ -87,6 +87,8 @@ def test_what_cannot_be_resolved_stops_the_build(chapter, source, problem):
 
 
 def test_cells_hide_where_jupyter_can_and_figures_get_captions():
+    """Hidden cells carry Jupyter's flags, figures get caption cells, and the interactive
+    figures of the online book (cells tagged ``explorable``) leave the handout."""
     book = StandIn(_glued())
     cells = [nbformat.v4.new_code_cell("install()", metadata={"tags": ["remove-cell"]}),
              nbformat.v4.new_markdown_cell("# Title {cite:p}`hayase2025gaussian`"),
@@ -94,6 +96,9 @@ def test_cells_hide_where_jupyter_can_and_figures_get_captions():
              nbformat.v4.new_code_cell("plot()", metadata={
                  "tags": ["hide-input"], "mystnb": {"figure": {"name": "fig-x",
                                                                "caption": "A $y$ line."}}}),
+             nbformat.v4.new_markdown_cell("Try it online.", metadata={"tags": ["explorable"]}),
+             nbformat.v4.new_code_cell("explore()",
+                                       metadata={"tags": ["hide-input", "explorable"]}),
              nbformat.v4.new_markdown_cell("## Next")]
     out = resolve.plain_notebook(nbformat.v4.new_notebook(cells=cells), book, "chapters/07_x",
                                  ROOT)

@@ -66,28 +66,52 @@ def _execute(path, timeout, allow_errors):
     from attnspec.book.kernel import IPCKernelManager
 
     os.environ["OPENBLAS_NUM_THREADS"] = os.environ["OMP_NUM_THREADS"] = "1"  # the kernel's
-    notebook = nbformat.read(path, as_version=4)
+    notebook = _read(path)
     result = single_nb_execution(notebook, cwd=str(Path(path).parent), timeout=timeout,
                                  allow_errors=allow_errors, meta_override=True,
                                  kernel_manager_class=IPCKernelManager)  # no TCP warning
     return path, notebook, result.time, result.exc_string
 
 
-def execute_chapters(jobs, root=ROOT, cache_dir=None):
-    """Execute, ``jobs`` at a time, the chapter notebooks (``chapters/*.ipynb``) whose outputs
-    the execution cache lacks, and store them in it as myst-nb's cache mode does (the same
-    cache key: the code cells, their metadata and the kernelspec). Returns the paths of the
-    chapters that failed (their tracebacks are printed); the cache keeps only successes."""
+#: How jupyter-cache reads a MyST Markdown notebook (a page with ``{code-cell}`` blocks, such
+#: as the explorer): myst-nb's own reader, as the build does, so the cache keys agree.
+MYST_READER = {"type": "plugin", "name": "myst_nb_md"}
+
+
+def _is_text_notebook(path):
+    """A Markdown page that is a notebook: MyST front matter naming a kernel."""
+    text = Path(path).read_text()
+    return text.startswith("---") and "kernelspec:" in text.split("\n---", 1)[0]
+
+
+def _read(path):
+    """A chapter as a notebook: ``.ipynb`` by nbformat, a MyST Markdown page by myst-nb."""
+    if str(path).endswith(".md"):
+        from myst_nb.core.read import myst_nb_reader_plugin
+
+        return myst_nb_reader_plugin(str(path))
     import nbformat
+
+    return nbformat.read(path, as_version=4)
+
+
+def execute_chapters(jobs, root=ROOT, cache_dir=None):
+    """Execute, ``jobs`` at a time, the chapter notebooks (``chapters/*.ipynb``, and Markdown
+    pages that are notebooks: intro.md, the explorer) whose outputs the execution cache lacks,
+    and store them in it as myst-nb's cache mode does (the same cache key: the code cells,
+    their metadata and the kernelspec). Returns the paths of the chapters that failed (their
+    tracebacks are printed); the cache keeps only successes."""
     from jupyter_cache import get_cache
     from jupyter_cache.base import CacheBundleIn
 
     root = Path(root)
     cache = get_cache(str(cache_dir or root / "_build" / ".jupyter_cache"))
     todo = []
-    for path in sorted((root / "chapters").glob("*.ipynb")):
+    pages = [p for p in sorted(root.glob("*.md")) + sorted((root / "chapters").glob("*.md"))
+             if _is_text_notebook(p)]                    # intro.md and the explorer
+    for path in sorted((root / "chapters").glob("*.ipynb")) + pages:
         try:
-            cache.match_cache_notebook(nbformat.read(path, as_version=4))
+            cache.match_cache_notebook(_read(path))
         except KeyError:
             todo.append(path)
     if not todo:
@@ -104,7 +128,8 @@ def execute_chapters(jobs, root=ROOT, cache_dir=None):
                 print(f"{name}: executing the notebook FAILED\n{error}", file=sys.stderr)
                 failed.append(path)
                 continue
-            record = cache.add_nb_to_project(path)
+            reader = {"read_data": MYST_READER} if path.endswith(".md") else {}
+            record = cache.add_nb_to_project(path, **reader)
             cache.cache_notebook_bundle(
                 CacheBundleIn(notebook, record.uri, data={"execution_seconds": seconds}),
                 check_validity=False, overwrite=True)

@@ -17,7 +17,8 @@ its executed notebooks (``_build/jupyter_execute/``) for the glued values, and
 - MyST targets ``(label)=`` and ``exercise-end`` go;
 - code cells tagged ``hide-input``/``remove-input`` get ``jupyter.source_hidden``,
   ``remove-output`` ``jupyter.outputs_hidden``, ``hide-cell``/``remove-cell`` both (they still
-  run: the install cell is one); a Markdown cell tagged ``remove-cell`` goes.
+  run: the install cell is one); a Markdown cell tagged ``remove-cell`` goes, and so do the
+  cells tagged ``explorable`` (an interactive figure of the online book and its lead-in).
 
 A role or directive this module does not know raises :class:`MystLeft`: nothing is left raw.
 """
@@ -334,6 +335,8 @@ def plain_notebook(nb, book, docname, root):
     cells = []
     for cell in out.cells:
         tags = cell.metadata.get("tags", [])
+        if "explorable" in tags:          # an interactive figure and its lead-in: web only
+            continue
         if cell.cell_type == "markdown":
             if "remove-cell" in tags:
                 continue
