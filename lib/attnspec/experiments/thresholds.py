@@ -23,6 +23,7 @@ from .._validation import (ParameterError, ParameterTypeError, check_beta, check
                            check_float, check_int, check_rng)
 from ..hermite import total_variance
 from ..sampling.softmax import gaussian_factors, scores
+from .tables import format_with_se
 
 __all__ = ["Scale", "ThresholdScales", "threshold_scales", "row_sum_fluctuation",
            "RowSumFluctuation", "largest_entries", "entry_onset", "onset_summary",
@@ -508,8 +509,9 @@ def onset_text(summary, crossing=True, *, key="onset", none="(none in the grid)"
     Returns
     -------
     str
-        ``"1.09 ± 0.08"`` when every draw crosses; ``"1.27 ± n/a (2 of 3 draws cross)"`` when
-        some draw never crosses (no standard error, see :func:`onset_summary`); ``"1.09"``
+        ``"1.09 ± 0.08"`` when every draw crosses (digits as
+        :func:`~attnspec.experiments.tables.format_with_se` gives them);
+        ``"1.27 ± n/a (2 of 3 draws cross)"`` when some draw never crosses (no standard error, see :func:`onset_summary`); ``"1.09"``
         followed by ``" (one draw)"`` for a single draw; ``"≤ 1.25 (above the edge at the
         grid's first β)"`` when the mean ratio is already above the edge at the first β
         (``summary["onset_at_start"]``, resp. ``"cross_onset_at_start"``); ``none`` when the
@@ -557,7 +559,7 @@ def onset_text(summary, crossing=True, *, key="onset", none="(none in the grid)"
         return text
     if n == 1:
         return text + (" (one draw)" if crossing else "")
-    text += f" ± {se:.1g}" if math.isfinite(se) else " ± n/a"
+    text = format_with_se(value, se) if math.isfinite(se) else text + " ± n/a"
     if crossing and crossed < n:
         text += f" ({crossed} of {n} draws cross)"
     elif crossing and summary.get("draws_at_start", 0):
