@@ -27,7 +27,7 @@ function attnspecMarkWideMath() {
 // A display equation or table wider than its box scrolls inside it: the box gets the class
 // attnspec-scrolls (a shadow on the hidden side, attnspec.css) and a "scroll →" note under
 // it. On a phone (at most 600 px) an equation up to a fifth too wide is first set in smaller
-// type (down to 80 %) so that it fits. Checked after MathJax and on resize.
+// type (down to 75 %) so that it fits. Checked after MathJax and on resize.
 const attnspecWider = (el) => el.scrollWidth > el.clientWidth + 1;
 function attnspecMarkScrolling(box, scrolls) {
   box.classList.toggle("attnspec-scrolls", scrolls);
@@ -49,7 +49,7 @@ function attnspecFitBoxes() {
     const box = m.closest("div.math") || m;
     box.style.fontSize = "";
     if (phone && attnspecWider(m)) {
-      const scale = Math.max(0.8, Math.floor(100 * m.clientWidth / m.scrollWidth) / 100);
+      const scale = Math.max(0.75, Math.floor(100 * m.clientWidth / m.scrollWidth) / 100);
       box.style.fontSize = `${Math.round(100 * scale)}%`;
     }
     attnspecMarkScrolling(m, attnspecWider(m));

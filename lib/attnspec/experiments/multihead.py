@@ -145,9 +145,11 @@ def shared_pattern_moments(ell, d, heads, beta, *, noise="rule", d_head=None, d_
 
     .. math::
 
-        m_1 = s,\qquad m_2 = m_2^{(a)} + (1 - 1/H)\,X,\qquad
+        \begin{gathered}
+        m_1 = s,\qquad m_2 = m_2^{(a)} + (1 - 1/H)\,X, \\
         X = \begin{cases} s^2 + c\beta^4 & \text{one shared noise (true)},\\
                           (1 + c)\beta^4 & \text{one noise per head.}\end{cases}
+        \end{gathered}
 
     Derivation (chapter 07): averaging over the output projections, m₂ is a sum over pairs of
     heads of tr(C_h C_hᵀ C_{h'} C_{h'}ᵀ) with C_h the per-head core; for h ≠ h' it is s²/ℓ for

@@ -310,8 +310,10 @@ class MultiHeadLaw(SpectralLaw):
 
     .. math::
 
-        \mu_Y = D_{1/H}\big(\mu_{\rm head}\big)^{\boxplus H} \boxtimes {\rm MP}(\ell/d),\qquad
+        \begin{gathered}
+        \mu_Y = D_{1/H}\big(\mu_{\rm head}\big)^{\boxplus H} \boxtimes {\rm MP}(\ell/d), \\
         \mu_{\rm head} = \nu_\infty(\beta, \ell/d_h) \boxtimes {\rm MP}(\ell/d_v)
+        \end{gathered}
 
     for independent heads and every across-head tie.  For the key–value tie
     :math:`\mu_{\rm head}` is the law of :math:`G\Sigma G^\top/d_h` with
