@@ -2,8 +2,10 @@
 
 At a laptop's width (1280 px) and a phone's (390 px), on every page:
 - a display equation overflows its box when its typeset width exceeds the box; none may at
-  1280 px, at most ``PHONE_EQUATIONS`` may at 390 px, and each that does carries the scroll cue
-  (class ``attnspec-scrolls``, set by ``_assets/attnspec.js``, drawn by ``attnspec.css``);
+  1280 px. On a phone ``_assets/attnspec.js`` first sets an equation up to a third too wide in
+  smaller type (down to 75 %); at most ``PHONE_EQUATIONS`` may still overflow at 390 px, and
+  each that does carries the scroll cue (class ``attnspec-scrolls`` and a "scroll →" note);
+- a table wider than its box carries the same cue;
 - a table cell breaks a word or a number when one of its words (or a "value ± error" pair)
   lies on more than one line (the client rectangles of a Range over it); none may;
 - a code block cuts a line when its text is wider than its box; none may at 1280 px, and on the
@@ -45,9 +47,9 @@ for (const m of article.querySelectorAll('mjx-container[display="true"]')) {
 }
 const lines = range => new Set(Array.from(range.getClientRects())
     .filter(r => r.width > 0).map(r => Math.round(r.top))).size;
-// a word: a "value ± error" pair, or a run without spaces up to a hyphen or dash (after
-// which a line may break)
-const WORD = /[^\\s\\u00b1]+\\s*\\u00b1\\s*[^\\s\\u00b1]+|[^\\s\\u00b1\\u2010-\\u2014-]+[\\u2010-\\u2014-]*|[\\u2010-\\u2014-]+/g;
+// a word: a "value ± error" pair, or a run without spaces up to a hyphen, dash or slash
+// (after which a line may break)
+const WORD = /[^\\s\\u00b1]+\\s*\\u00b1\\s*[^\\s\\u00b1]+|[^\\s\\u00b1\\u2010-\\u2014\\/-]+[\\u2010-\\u2014\\/-]*|[\\u2010-\\u2014\\/-]+/g;
 const cells = [];
 for (const cell of article.querySelectorAll('td, th')) {
   const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);

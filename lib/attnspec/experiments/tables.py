@@ -80,7 +80,7 @@ _COLUMNS = {  # name -> (markdown header, text header, formatter)
     "m2": ("m₂ {sample}", "m2 {sample}", lambda r: format_with_se(r.m2, r.m2_se)),
     "m2_equivalent": ("m₂ GE", "m2 GE",
                       lambda r: format_with_se(r.m2_equivalent, r.m2_equivalent_se)),
-    "ks_equivalent": ("KS(softmax, GE)", "KS(sm,GE)", lambda r: significant(r.ks_equivalent, 2)),
+    "ks_equivalent": ("KS(softmax, GE)", "KS(GE)", lambda r: significant(r.ks_equivalent, 2)),
     "ks_law": ("KS({sample}, law)", "KS(law)", lambda r: significant(r.ks_law, 2)),
     "ks_reference": (None, None, lambda r: significant(r.ks_reference, 2)),
 }

@@ -6,7 +6,7 @@ of X) converges to a deterministic law whose Stieltjes transform is
 
 .. math:: \begin{gathered}
           m(z) = \int_0^1 ψ(x)\,dx, \\
-          ψ(x) = \frac{-1}{z\,(1 + \int_0^1 σ^2(x, y)\, \tilde ψ(y)\,dy)}, \qquad
+          ψ(x) = \frac{-1}{z\,(1 + \int_0^1 σ^2(x, y)\, \tilde ψ(y)\,dy)}, \\
           \tilde ψ(y) = \frac{-1}{z\,(1 + \int_0^1 σ^2(x, y)\, ψ(x)\,dx)},
           \end{gathered}
 

@@ -7,7 +7,8 @@ convolutions (derivation: chapter A1, ``chapters/A1_multihead_law_derivation.md`
 
     untied:  μ_Y = D_{1/H}( ν∞(β, ℓ/d_h) ⊠ MP(ℓ/d_v) )^{⊞H} ⊠ MP(ℓ/d)
     kv tie:  μ_Y = D_{1/H}( law of G Σ Gᵀ/d_h )^{⊞H} ⊠ MP(ℓ/d),   Σ = (β²ℓ/d_h) Ĉ² + α² Ĉ,
-             Ĉ ~ MP(d_h/ℓ) (the keys' Gram matrix KᵀK/ℓ), G an ℓ×d_h Gaussian independent of Ĉ
+             Ĉ ~ MP(d_h/ℓ) (the keys' Gram matrix KᵀK/ℓ),
+             G an ℓ×d_h Gaussian independent of Ĉ
 
 with MP(r) the Marchenko–Pastur law of mean 1 and ratio r.  Across-head sharing (``mqa``,
 ``gqa``, ``shared_values``, ``cross_kv``, ``output_keys``) gives the untied law (except
