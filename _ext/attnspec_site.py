@@ -1,7 +1,7 @@
 """Sphinx extension of the book's site (loaded from ``_config.yml``, ``sphinx.local_extensions``).
 
-- ``MATH.md §n`` in the library's docstrings becomes a link to section n of the specification
-  appendix (label ``spec-sn``), so the API page links instead of naming a file readers lack.
+- ``A4 §n`` in the library's docstrings becomes a link to section n of the specification
+  appendix A4 (label ``spec-sn``), so the API page links to the section it names.
 - Figures carry real alternative text: an image whose ``alt`` is empty or a file name (what
   myst-nb gives glued figures) gets its figure's caption.
 - The footer shows the version (``pyproject.toml``) and the licences; the colour mode is
@@ -19,13 +19,13 @@ from pathlib import Path
 
 from docutils import nodes
 
-MATH_REF = re.compile(r"MATH\.md §(\d+)")
+SPEC_REF = re.compile(r"\bA4 §(\d+)")
 FILE_LIKE = re.compile(r"^[\w./-]*\.(png|jpe?g|svg|gif)$|^[0-9a-f]{16,}", re.I)
 
 
 def link_docstring(app, what, name, obj, options, lines):
     for i, line in enumerate(lines):
-        new = MATH_REF.sub(lambda m: f":ref:`specification §{m[1]} <spec-s{m[1]}>`", line)
+        new = SPEC_REF.sub(lambda m: f":ref:`A4 §{m[1]} <spec-s{m[1]}>`", line)
         if new != line and i + 1 < len(lines) and re.fullmatch(r"([-=~^])\1+", lines[i + 1]):
             lines[i + 1] = lines[i + 1][0] * len(new)      # a section title keeps its underline
         lines[i] = new

@@ -52,3 +52,45 @@ def parameter_defaults(nb):
         (target,) = node.targets
         values[target.id] = ast.literal_eval(node.value)
     return values
+
+
+#: JavaScript for ``execute_async_script``: wait for the page to load and MathJax to finish;
+#: returns true (typeset), false (MathJax failed) or null (no MathJax on the page).
+WAIT_FOR_MATHJAX = """
+const done = arguments[arguments.length - 1];
+const ready = () => (window.MathJax && MathJax.startup && MathJax.startup.promise)
+    ? MathJax.startup.promise.then(() => done(true), () => done(false)) : done(null);
+if (document.readyState === 'complete') { ready(); } else { window.addEventListener('load', ready); }
+"""
+
+
+def chromium():
+    """A headless Chromium (Selenium) that keeps the console log; the caller quits it.
+
+    Skips (fails in CI) when Chromium or its driver is missing."""
+    import shutil
+
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver_path = shutil.which("chromedriver")
+    if not (browser and driver_path):
+        unavailable("headless Chromium is not installed (apt-get install chromium chromium-driver)")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = browser
+    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--no-first-run", "--disable-background-networking", "--disable-sync",
+                 "--disable-component-update", "--window-size=1280,1000"]:
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    driver.set_page_load_timeout(60)
+    driver.set_script_timeout(60)
+    return driver
+
+
+def console_errors(browser):
+    """The SEVERE messages the browser's console logged since the last call."""
+    return [entry["message"] for entry in browser.get_log("browser")
+            if entry["level"] == "SEVERE"]

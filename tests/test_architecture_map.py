@@ -1,6 +1,7 @@
 """docs/ARCHITECTURE.md against the tree: the module table lists exactly the library's modules,
-and every function of the "MATH.md formula → its one function" table exists at the stated path
-and names its MATH.md section in its docstring (so the page cannot drift from the code)."""
+and every function of the "A4 formula → its one function" table exists at the stated path
+and names its section of appendix A4 (the specification, "A4 §N") in its docstring (so the page
+cannot drift from the code)."""
 
 import importlib
 import re
@@ -26,8 +27,8 @@ def table_rows(lines):
 
 
 def formula_rows():
-    rows = table_rows(section("MATH.md formula → its one function"))
-    assert rows[0] == ["MATH.md", "formula", "its one function"]
+    rows = table_rows(section("A4 formula → its one function"))
+    assert rows[0] == ["A4", "formula", "its one function"]
     return rows[1:]
 
 
@@ -41,7 +42,7 @@ def test_the_module_table_lists_exactly_the_modules_of_the_tree():
     assert sorted(tree - listed) == [], "in lib/attnspec but not on the page"
 
 
-def test_the_formula_table_covers_every_section_of_math_md():
+def test_the_formula_table_covers_every_section_of_the_specification():
     sections = {cells[0] for cells in formula_rows()}
     assert sections == {f"§{n}" for n in range(1, 7)}
 
@@ -57,5 +58,5 @@ def test_each_formula_function_exists_and_names_its_section(cells):
     for part in name.split("."):
         obj = getattr(obj, part)
     doc = obj.__doc__ or ""
-    assert "MATH.md" in doc and re.search(where + r"(?!\d)", doc), \
-        f"{path}.py::{name} does not name MATH.md {where} in its docstring"
+    assert "A4 §" in doc and re.search(where + r"(?!\d)", doc), \
+        f"{path}.py::{name} does not name A4 {where} in its docstring"

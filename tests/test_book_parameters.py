@@ -148,3 +148,35 @@ def test_the_shipped_registry_reads_back_equal():
     from attnspec.book.chapters import _REGISTRY, CHAPTERS, _read_registry
 
     assert _read_registry(_REGISTRY) == CHAPTERS
+
+
+def test_a_misspelt_parameter_gets_a_did_you_mean():
+    """An unknown name close to a declared one is answered with that name (difflib)."""
+    with pytest.raises(ParameterError) as info:
+        check_values("03_single_head_theorem", {"betaz": [1.0], "dras": 2, "zzzz": 1})
+    message = str(info.value)
+    assert "betaz (did you mean betas?)" in message and "dras (did you mean draws?)" in message
+    assert "zzzz," not in message and re.search(r"zzzz(?! \()", message)   # nothing close
+
+
+@pytest.mark.parametrize("text, items", [
+    ("ell=500 betas=[0.5, 1]", ["ell=500", "betas=[0.5, 1]"]),
+    ("  tie='a b'   ties=[mqa, kv] --quick ", ["tie='a b'", "ties=[mqa, kv]", "--quick"]),
+    ("x=(1, [2, 3]) y={'a': 1}", ["x=(1, [2, 3])", "y={'a': 1}"]),
+    ("", []),
+])
+def test_parameters_text_splits_at_spaces_outside_brackets_and_quotes(text, items):
+    from attnspec.book.chapters import split_assignments
+
+    assert split_assignments(text) == items
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("betas=[0.5, 1", "missing ']'"), ("betas=0.5]", "unmatched ']'"),
+    ("x=(1]", "unmatched ']'"), ("tie='mqa", "missing \"'\""),
+])
+def test_unbalanced_parameters_text_is_refused(text, problem):
+    from attnspec.book.chapters import split_assignments
+
+    with pytest.raises(ParameterError, match=re.escape(problem)):
+        split_assignments(text)

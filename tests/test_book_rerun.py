@@ -85,3 +85,50 @@ def test_a_stop_signal_leaves_asyncio_callbacks(monkeypatch):
         assert caught.value.signum == signals.SIGTERM
     finally:
         signals.signal(signals.SIGTERM, previous)
+
+
+def _make(*args):
+    import subprocess
+
+    from helpers import ROOT
+
+    # -o setup: the environment is the test's own; never reinstall it from a test
+    return subprocess.run(["make", "--no-print-directory", "-o", "setup", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_make_rerun_shows_no_shell_evaluation_of_params():
+    """`make -n rerun` prints a command in which PARAMS is not pasted: the value goes through
+    the environment, so no `;`, `$(...)` or backquote in it reaches the shell."""
+    shown = _make("-n", "rerun", "CHAPTER=03", "PARAMS=ell=1;touch X $(touch Y) `touch Z`")
+    assert shown.returncode == 0, shown.stderr
+    command = [line for line in shown.stdout.splitlines() if "attnspec rerun" in line]
+    assert command == ['.venv/bin/attnspec rerun "$ATTNSPEC_CHAPTER" --params '
+                       '"$ATTNSPEC_PARAMS"'], shown.stdout
+    assert "touch" not in shown.stdout
+
+
+def test_make_rerun_passes_params_as_data(tmp_path):
+    """A real `make rerun` with a shell command in PARAMS refuses the value (exit 2, before
+    any kernel) and runs nothing; a list with a space after its comma stays one value."""
+    from helpers import ROOT
+
+    marker = f"h25-marker-{tmp_path.name}"
+    done = _make("rerun", "CHAPTER=3", f"PARAMS=ell=1;touch {marker} betas=[0.5, 1]")
+    assert done.returncode == 2
+    assert not (ROOT / marker).exists()
+    assert f"parameters must look like name=value; got '{marker}'" in done.stderr
+    refused = _make("rerun", "CHAPTER=3", "PARAMS=betas=[0.5, 9] ell=20")
+    assert refused.returncode == 2 and "betas[1] must be" in refused.stderr, refused.stderr
+
+
+def test_cli_params_text_is_split_and_checked(capsys):
+    """`--params` (what make rerun passes) keeps a list with spaces whole, honours --quick,
+    and a misspelt name gets a did-you-mean, before a kernel starts."""
+    assert cli.main(["rerun", "3", "--params", "betaz=[0.5, 1] --quick"]) == 2
+    err = capsys.readouterr().err
+    assert "betaz (did you mean betas?)" in err
+    with pytest.raises(SystemExit):
+        cli.main(["rerun", "3", "--params", "ell=200 --output-dir /tmp"])
+    assert "--params may hold name=value pairs and --quick; got '--output-dir'" in \
+        capsys.readouterr().err

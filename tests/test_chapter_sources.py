@@ -35,7 +35,7 @@ def test_first_cell_installs_the_library(path):
     assert first.cell_type == "code"
     assert norm.INSTALL_TAG in first.metadata.get("tags", [])
     assert "remove-cell" in first.metadata["tags"]
-    assert first.source == norm.install_cell_source(ROOT)
+    assert first.source == norm.install_cell_source(ROOT, norm.install_extras(nb))
     assert sum(norm.INSTALL_TAG in c.metadata.get("tags", []) for c in nb.cells) == 1
 
 
@@ -45,6 +45,40 @@ def test_install_cell_pins_the_book_version_from_the_repository():
     assert f"@v{version}" in source and norm.repository_url(ROOT) in source
     assert '"ATTNSPEC_INSTALL"' in source
     ast.parse(source)
+
+
+def _installed_by(source, monkeypatch, wheel=None):
+    """The pip command an install cell runs where ``import attnspec`` fails."""
+    import subprocess
+    import sys
+
+    calls = []
+    monkeypatch.setattr(subprocess, "run", lambda command, **kwargs: calls.append(command))
+    monkeypatch.setitem(sys.modules, "attnspec", None)   # import attnspec raises ImportError
+    if wheel:
+        monkeypatch.setenv("ATTNSPEC_INSTALL", wheel)
+    else:
+        monkeypatch.delenv("ATTNSPEC_INSTALL", raising=False)
+    with pytest.raises(ImportError):   # the final import: nothing was really installed
+        exec(source, {})
+    (command,) = calls
+    return command[command.index("--quiet") + 1:]
+
+
+def test_chapters_that_run_the_pretrained_model_install_the_pretrained_extra(monkeypatch):
+    """attnspec[pretrained] (safetensors, tokenizers) where a chapter calls minilm_forward
+    and the like, from the repository or from an ATTNSPEC_INSTALL wheel; elsewhere no extra."""
+    extras = {path.stem: norm.install_extras(nbformat.read(path, as_version=4))
+              for path in NOTEBOOKS}
+    assert extras["09_trained_transformer"] == "[pretrained]"
+    assert extras["01_attention_as_a_random_matrix"] == ""
+    source = norm.install_cell_source(ROOT, "[pretrained]")
+    book, myst = _installed_by(source, monkeypatch)
+    assert book == norm.install_source(ROOT, "[pretrained]") and myst.startswith("myst-nb==")
+    assert book.startswith("attnspec[pretrained] @ git+")
+    wheel = "/tmp/attnspec-0.1.0-py3-none-any.whl"
+    assert _installed_by(source, monkeypatch, wheel)[0] == wheel + "[pretrained]"
+    assert _installed_by(norm.install_cell_source(ROOT), monkeypatch, wheel)[0] == wheel
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS + PAGES, ids=lambda p: p.name)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from attnspec.book.chapters import CHAPTERS, check_values
-from attnspec.book.rerun import rerun_chapter
+from attnspec.book.rerun import page_of, rerun_chapter
 
 from helpers import ROOT, load_tool, parameter_defaults, read_nb, tagged
 
@@ -92,9 +92,10 @@ def test_chapter_reruns_at_small_sizes(path, tmp_path):
                 for node in ast.parse(injected[0].source).body if isinstance(node, ast.Assign)}
     for name, value in CHAPTERS[path.stem].quick.items():   # values, not their spelling
         assert assigned.get(name) == value, (name, injected[0].source)
-    page = out.with_suffix(".html").read_text()   # the rerun's HTML page (book.report)
-    assert "{glue" not in page and "not glued" not in page
-    assert "data:image/png;base64," in page
+    page = page_of(out)   # the rerun's page (book.rerun_page), built strictly
+    assert "{glue" not in page.read_text()
+    assert 'class="caption-number">Fig. ' in page.read_text()
+    assert list((page.parent.parent / "_images").glob("*.png"))
 
 
 def test_a_failing_rerun_leaves_nothing_behind(tmp_path, monkeypatch):

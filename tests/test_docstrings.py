@@ -48,3 +48,22 @@ def test_an_unknown_entry_fails_at_import_time_and_no_docstring_is_left_alone():
     def h():
         pass
     assert fill_docstring(h) is h and h.__doc__ is None
+
+
+def test_docstrings_cite_the_book_not_the_design_note():
+    """Docstrings name sections of the book's appendix A4 ("A4 §3"), never MATH.md, a design
+    note users do not have: every module, class and function docstring of the library."""
+    modules = [importlib.import_module(info.name) for info in
+               pkgutil.walk_packages(attnspec.__path__, "attnspec.")
+               if not info.name.endswith("__main__")]
+    offenders = [module.__name__ for module in modules if "MATH.md" in (module.__doc__ or "")]
+    for module in modules:
+        for name, obj in vars(module).items():
+            if (inspect.isfunction(obj) or inspect.isclass(obj)) \
+                    and obj.__module__ == module.__name__:
+                docs = [obj.__doc__ or ""] + [getattr(member, "__doc__", None) or ""
+                                              for member in vars(obj).values()
+                                              if inspect.isclass(obj)]
+                if any("MATH.md" in doc for doc in docs):
+                    offenders.append(f"{module.__name__}.{name}")
+    assert offenders == []

@@ -58,3 +58,32 @@ def test_installed_versions_match_the_pins():
         if got != wanted:
             wrong.append(f"{name}: pinned {wanted}, installed {got}")
     assert wrong == []
+
+
+def test_every_dependency_of_the_library_is_pinned():
+    """Each requirement of pyproject.toml (core and every extra) has its exact pin in
+    requirements.txt, so the checkout runs what a `pip install attnspec[...]` brings."""
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = list(project["dependencies"])
+    for extra in project["optional-dependencies"].values():
+        wanted += extra
+    pinned = {p.split("==")[0].lower().replace("_", "-") for p in _requirement_pins()}
+    names = {Requirement(r).name.lower().replace("_", "-") for r in wanted}
+    assert names - {project["name"]} <= pinned, sorted(names - pinned)
+
+
+def test_the_core_brings_tqdm_and_the_pretrained_extra_its_readers():
+    """`sweep(progress=True)` works in a plain install; `[pretrained]` reads MiniLM."""
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    core = {Requirement(r).name for r in project["dependencies"]}
+    pretrained = {Requirement(r).name for r in project["optional-dependencies"]["pretrained"]}
+    assert {"numpy", "scipy", "matplotlib", "tqdm", "platformdirs"} <= core
+    assert pretrained == {"safetensors", "tokenizers"}

@@ -1,14 +1,21 @@
-"""Row-sum fluctuations measured term by term (attnspec.experiments.row_sums) against theory."""
+"""attnspec.experiments.row_sums: Lemma 2's row-sum fluctuation (against mpmath quadrature of the
+χ² mixture and simulation) and its measurement term by term."""
 
+import math
+
+import numpy as np
 import pytest
 
+import attnspec
 from attnspec.experiments import row_sums
-from attnspec.experiments.thresholds import row_sum_fluctuation
+from attnspec.experiments.row_sums import row_sum_fluctuation
+
+Z = 4.0  # tolerance in standard errors
 
 
 @pytest.mark.parametrize("ell, d_qk, beta", [(600, 600, 1.0), (800, 200, 0.7), (300, 900, 1.3)])
 def test_simulation_matches_both_terms(ell, d_qk, beta):
-    # oracle: the leading-order terms of Lemma 2, implemented independently in thresholds.py
+    # oracle: the leading-order terms of Lemma 2, implemented independently (row_sum_fluctuation)
     theory = row_sum_fluctuation(beta, ell, d_qk)
     measured = row_sums.measure_row_sum_fluctuation(ell, d_qk, beta, draws=3, rng=11)
     # sampling error of a standard deviation over n rows ~ 1/sqrt(2n) relative (n = 3 ell),
@@ -43,3 +50,136 @@ def test_bad_input(kwargs, name):
 def test_size_beyond_memory_refused_by_name():
     with pytest.raises(ValueError, match="ell"):
         row_sums.measure_row_sum_fluctuation(10**7, 10, 1.0)
+
+
+def test_row_sum_fluctuation_terms():
+    f = attnspec.row_sum_fluctuation(1.0, 1000, 1000)
+    assert f.keys == pytest.approx(math.sqrt(math.expm1(1) / 1000))
+    assert f.query == pytest.approx(1 / math.sqrt(2000))
+    assert (round(f.keys, 3), round(f.query, 3)) == (0.041, 0.022)       # MATH.md §5
+    assert f.total == pytest.approx(math.hypot(f.keys, f.query))
+    # the two-term form is the leading order of the exact value
+    big = attnspec.row_sum_fluctuation(0.8, 10**6, 10**6)
+    assert big.total == pytest.approx(big.exact, rel=1e-3)
+    assert f.exact == pytest.approx(f.total, rel=0.02)
+    for bad in ({"beta": 0.0}, {"ell": 0}, {"d_qk": 1.5}, {"beta": math.nan}):
+        kwargs = {"beta": 1.0, "ell": 10, "d_qk": 10, **bad}
+        with pytest.raises((ValueError, TypeError), match=next(iter(bad))):
+            attnspec.row_sum_fluctuation(**kwargs)
+
+
+def _chi2_oracle(beta, ell, d_qk):
+    """sd(r)/E r by quadrature over ‖q‖² ~ χ²(d_qk), from the conditional moments alone.
+
+    Given ‖q‖² = t the ℓ terms e^{βS} are i.i.d. log-normal with σ² = t/d_qk:
+    E[r | t] = ℓ e^{β²t/(2d)} and E[r² | t] = ℓ e^{2β²t/d} + ℓ(ℓ − 1) e^{β²t/d}.
+    """
+    mpmath = pytest.importorskip("mpmath")
+    with mpmath.workdps(50):
+        b, n, d = mpmath.mpf(beta), mpmath.mpf(ell), mpmath.mpf(d_qk)
+        norm = 2 ** (d / 2) * mpmath.gamma(d / 2)
+
+        def mean(f):
+            return mpmath.quad(lambda t: f(t) * t ** (d / 2 - 1) * mpmath.exp(-t / 2) / norm,
+                               [0, d, 10 * d, mpmath.inf])
+
+        m1 = mean(lambda t: n * mpmath.exp(b * b * t / (2 * d)))
+        m2 = mean(lambda t: n * mpmath.exp(2 * b * b * t / d)
+                  + n * (n - 1) * mpmath.exp(b * b * t / d))
+        return float(mpmath.sqrt(m2 - m1 ** 2) / m1)
+
+
+@pytest.mark.parametrize("beta, ell, d_qk", [(1e-3, 10, 5), (0.5, 1000, 1000), (1.0, 10, 5),
+                                             (1.5, 3, 64), (2.0, 100, 17), (1e-8, 1, 1)])
+def test_row_sum_fluctuation_exact_against_quadrature(beta, ell, d_qk):
+    """The closed form against an independent quadrature, small β included (no cancellation)."""
+    assert attnspec.row_sum_fluctuation(beta, ell, d_qk).exact == pytest.approx(
+        _chi2_oracle(beta, ell, d_qk), rel=1e-12, abs=0)
+
+
+def test_row_sum_fluctuation_at_tiny_beta():
+    """β² underflows: every value is still β/√ℓ (query part β⁴/(2d) negligible); 1e-13
+    allows for the rounding of log β ≈ −460 in the logarithmic evaluation."""
+    for beta in (1e-200, 1e-160, 1e-8):
+        f = attnspec.row_sum_fluctuation(beta, 10, 5)
+        for value in (f.keys, f.total, f.exact, f.within_draw):
+            assert value == pytest.approx(beta / math.sqrt(10), rel=1e-13, abs=0)
+
+
+def test_row_sum_fluctuation_diverges_at_four_beta_squared():
+    """Var rᵢ needs E e^{2βSᵢₖ} = (1 − 4β²/d_qk)^{−d_qk/2}: +∞ once 4β² ≥ d_qk > β²."""
+    for beta, d_qk in [(1.0, 4), (1.0, 2), (1.9, 4), (0.5, 1)]:
+        f = attnspec.row_sum_fluctuation(beta, 10, d_qk)
+        assert f.exact == math.inf and f.within_draw == math.inf
+        assert math.isfinite(f.keys) and math.isfinite(f.query)
+    # and it grows without bound as 4β² → d_qk from below (continuity with the +∞): at d_qk = 4,
+    # β = 1 − ε, E rᵢ² ∝ (1 − β²)^{−2} ≈ (2ε)^{−2}, so sd(rᵢ)/E rᵢ grows like 1/ε
+    below = [attnspec.row_sum_fluctuation(1 - eps, 10, 4).exact for eps in (1e-3, 1e-6, 1e-9)]
+    assert below[1] / below[0] == pytest.approx(1e3, rel=1e-2)
+    assert below[2] / below[1] == pytest.approx(1e3, rel=1e-5)
+
+
+def test_row_sum_fluctuation_refuses_where_it_has_no_value():
+    # β² ≥ d_qk: E rᵢ = ∞, so sd/mean is ∞/∞
+    for beta, d_qk in [(1.0, 1), (2.0, 4), (3.0, 4)]:
+        with pytest.raises(ValueError, match="beta.*d_qk"):
+            attnspec.row_sum_fluctuation(beta, 10, d_qk)
+    # finite but beyond float64: β = 26 and d_qk = 2705 > 4β² = 2704
+    with pytest.raises(ValueError, match="float64"):
+        attnspec.row_sum_fluctuation(26.0, 10, 2705)
+
+
+def test_row_sum_fluctuation_refusals_are_parameter_errors_naming_beta():
+    for beta, d_qk in [(2.0, 4), (26.0, 2705)]:
+        with pytest.raises(attnspec.ParameterError, match=r"beta=\S+.*d_qk"):
+            attnspec.row_sum_fluctuation(beta, 10, d_qk)
+
+
+@pytest.mark.parametrize("d_qk, gap", [(4, 1e-3), (100, 1e-6), (100, 1e-12), (2000, 0.3),
+                                       (1000, 0.1), (50, 1e-14)])
+def test_row_sum_fluctuation_near_the_divergence_within_its_stated_bound(d_qk, gap):
+    """Against mpmath at the same float inputs: 4e-13 + 2.2e-16·2β²/(1 − 4β²/d_qk)."""
+    mpmath = pytest.importorskip("mpmath")
+    beta = math.sqrt(d_qk / 4 * (1 - gap))
+    got = attnspec.row_sum_fluctuation(beta, 10, d_qk)
+    with mpmath.workdps(60):
+        b, d = mpmath.mpf(beta), mpmath.mpf(d_qk)
+
+        def a(m):
+            return -d / 2 * mpmath.log(1 - m * b * b / d)
+
+        u, v = a(2) - 2 * a(1), a(4) - a(2)
+        want = mpmath.sqrt(mpmath.exp(u) * mpmath.expm1(v) / 10 + mpmath.expm1(u))
+        one_minus = 1 - 4 * b * b / d
+        bound = 4e-13 + 2.2e-16 * 2 * b * b / one_minus
+        assert abs(got.exact - want) / want <= bound
+
+
+@pytest.mark.parametrize("beta", [0.5, 1.0])
+def test_row_sum_fluctuation_matches_softmax_rows(beta):
+    """The rows of simulated QKᵀ scores: relative variance = the exact within-draw value."""
+    ell = d_qk = 300
+    draws = 40
+    rng = np.random.default_rng(int(10 * beta))
+    theory = attnspec.row_sum_fluctuation(beta, ell, d_qk)
+    mean = ell * (1 - beta**2 / d_qk) ** (-d_qk / 2)
+    per_draw = []
+    for _ in range(draws):
+        Q, K = rng.standard_normal((ell, d_qk)), rng.standard_normal((ell, d_qk))
+        rows = np.exp(beta * Q @ K.T / math.sqrt(d_qk)).sum(axis=1)
+        per_draw.append(np.var(rows, ddof=1) / mean**2)
+    value, se = np.mean(per_draw), np.std(per_draw, ddof=1) / math.sqrt(draws)
+    assert abs(value - theory.within_draw**2) < Z * se
+    # the query-norm term is needed: the keys term alone is rejected
+    assert value - theory.keys**2 > Z * se
+
+
+# --- the finite-ℓ outlier predictor -------------------------------------------------------
+
+
+def test_row_sum_fluctuation_log_mean_is_the_chi2_mean():
+    """E rᵢ = ℓ E e^{β²‖q‖²/(2d_qk)} = ℓ(1 − β²/d_qk)^{−d_qk/2} (χ² moment generating function)."""
+    for beta, ell, d_qk in [(0.5, 300, 300), (1.5, 10, 3), (1e-200, 7, 5)]:
+        f = attnspec.row_sum_fluctuation(beta, ell, d_qk)
+        assert f.log_mean == pytest.approx(
+            math.log(ell * (1 - beta**2 / d_qk) ** (-d_qk / 2)), rel=1e-14)

@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from attnspec.freeprob.chains import SCALAR_POINTS, Chain, Jet, Point
+from attnspec.freeprob.chains import Chain, Point
+from attnspec.freeprob.roots import FEW_POINTS
+from multihead_oracles import Jet, z_of
 from attnspec.laws.multihead import MultiHeadLaw
 
 CHAINS = [Chain("untied", 4, 1.0, 2.0, 1.5, 0.7, unit=float(np.expm1(1.0))),
@@ -30,7 +32,7 @@ def test_evaluate_derivatives_match_finite_differences(chain):
     plus, minus = chain.evaluate(p + h), chain.evaluate(p - h)
     assert_allclose(pt.dz, (plus.z - minus.z) / (2 * h), rtol=1e-7)
     assert_allclose(pt.dG, (plus.G - minus.G) / (2 * h), rtol=1e-7)
-    z, G = chain.z_of(Jet(p, np.ones_like(p)))
+    z, G = z_of(chain, Jet(p, np.ones_like(p)))
     assert_allclose(pt.z, z.v, rtol=1e-12)
     assert_allclose(pt.G, G.v, rtol=1e-12)
     assert_allclose(pt.dz, z.d, rtol=1e-11)
@@ -39,7 +41,7 @@ def test_evaluate_derivatives_match_finite_differences(chain):
 
 @pytest.mark.parametrize("chain", CHAINS, ids=lambda c: f"{c.kind}-beta{c.beta}")
 def test_evaluate_on_few_points_in_python_complex_matches_the_arrays(chain):
-    """Up to SCALAR_POINTS points ``evaluate`` runs in Python complex arithmetic: the same
+    """Up to FEW_POINTS points ``evaluate`` runs in Python complex arithmetic: the same
     z, z′, G_Y, G_Y′ and subordination points as the numpy path (to rounding), on the real
     axis (either signed zero), on the imaginary axis and off them: the same branches; points
     that are not finite, or where the scalar arithmetic raises, take the numpy path."""
@@ -50,8 +52,8 @@ def test_evaluate_on_few_points_in_python_complex_matches_the_arrays(chain):
     p[16:24] = 1j * p[16:24].imag
     reference = Point(p, *chain._backward(p))           # numpy on the whole array
     assert chain._evaluate_scalars(p[:1]) is not None
-    for start in range(0, p.size, SCALAR_POINTS):
-        few = p[start:start + SCALAR_POINTS]
+    for start in range(0, p.size, FEW_POINTS):
+        few = p[start:start + FEW_POINTS]
         pt = chain.evaluate(few)
         part = slice(start, start + few.size)
         for name in ("z", "dz", "G", "dG"):
@@ -106,7 +108,7 @@ def test_cauchy_on_axis_fallback_per_point():
 
 
 def test_polish_finishes_few_points_one_by_one_as_on_arrays():
-    """Chain.polish hands the last ≤ SCALAR_POINTS points to _polish_one (Python complex):
+    """Chain.polish hands the last ≤ FEW_POINTS points to _polish_one (Python complex):
     the same roots as the numpy steps (here forced by many unconverged companions), and NaN
     where the scalar arithmetic divides by zero (p = 0, where numpy's steps end in NaN)."""
     law = MultiHeadLaw(1000, 2000, 8, 1.0, tie="kv")
@@ -115,8 +117,8 @@ def test_polish_finishes_few_points_one_by_one_as_on_arrays():
     root = law._solve(x.real)[1]
     guess = root * (1 + 1e-3j)
     few = chain.polish(x, guess, 2)                              # scalar after step 2
-    many = chain.polish(np.tile(x, 4), np.tile(guess, 4), 2)     # 12 > SCALAR_POINTS
-    assert 3 <= SCALAR_POINTS < 12
+    many = chain.polish(np.tile(x, 6), np.tile(guess, 6), 2)     # 18 > FEW_POINTS
+    assert 3 <= FEW_POINTS < 18
     assert_allclose(few, root, rtol=1e-13)
     assert_allclose(many[:3], few, rtol=1e-13)
     with np.errstate(all="ignore"):

@@ -11,7 +11,8 @@ import pytest
 from numpy.testing import assert_allclose
 
 import attnspec
-from attnspec.laws.attention import AttentionLaw, free_cumulant_moments
+from attnspec.freeprob.series import free_cumulant_moments
+from attnspec.laws.attention import AttentionLaw
 from attnspec.laws.classical import MarchenkoPastur, ScoreProductLaw
 
 BETAS = [0.25, 0.5, 1.0, 1.5, 2.0, 3.0]

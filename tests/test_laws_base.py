@@ -168,13 +168,13 @@ def test_log_piece_needs_an_origin_below_it():
 
 
 def test_series_sum_against_mpmath_on_the_laws_series():
-    """The block-Horner sum of the Chebyshev series (laws/base.py ``_series_sum``) of the
+    """The block-Horner sum of the Chebyshev series (``laws/chebyshev_stack.py``, ``series_sum``) of the
     CDF pieces of AttentionLaw(1e-6, 1.01) (four pieces, 30 to 83 terms): at points of all
     pieces in random order, within 1e-15 of the sum by mpmath at 40 digits (the stated
     accuracy 4e-16 plus its rounding of y), the same for a few points (the cos(kφ) form)
     and in chunks (more than 2^15 points)."""
     import mpmath
-    from attnspec.laws import base
+    from attnspec.laws.chebyshev_stack import series_sum
     law_ = law_named("AttentionLaw(1e-6, 1.01)")
     stack = law_._stack
     rng = np.random.default_rng(4)
@@ -185,10 +185,10 @@ def test_series_sum_against_mpmath_on_the_laws_series():
                                         for k, c in enumerate(stack.cumulative[:, piece])))
                       for x, piece in zip(y, j)])
     mpmath.mp.dps = 15
-    assert np.abs(base._series_sum(y, stack.cumulative, j) - exact).max() < 1e-15
-    assert np.abs(base._series_sum(y[:9], stack.cumulative, j[:9]) - exact[:9]).max() < 1e-15
+    assert np.abs(series_sum(y, stack.cumulative, j) - exact).max() < 1e-15
+    assert np.abs(series_sum(y[:9], stack.cumulative, j[:9]) - exact[:9]).max() < 1e-15
     many = np.tile(y, 250)
-    assert_allclose(base._series_sum(many, stack.cumulative, np.tile(j, 250)),
+    assert_allclose(series_sum(many, stack.cumulative, np.tile(j, 250)),
                     np.tile(exact, 250), rtol=0, atol=1e-15)
 
 
@@ -208,7 +208,7 @@ SERIES_LAWS = sorted(name for name in LAWS
 
 @pytest.mark.parametrize("name", SERIES_LAWS)
 def test_series_density_against_the_laws_own_density(name):
-    """``_Stack.pdf``, the density as the derivative of the built CDF series: where it says
+    """``Stack.pdf``, the density as the derivative of the built CDF series: where it says
     the series is within 1e-11 (its tail estimate plus rounding, over dC/dy), it agrees with
     the law's own density to 2e-10 (relative; the samples it was built from carry the law's
     own error near edges), on 400 points per interval plus points 1e-2..1e-12 of the length

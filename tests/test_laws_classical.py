@@ -47,6 +47,12 @@ def test_semicircle_conventions():
     assert np.isnan(law.ppf(2.0)) and np.isnan(law.cdf(np.nan))
     assert law.var() == 2.0 and law.mean() == 0.0
     assert attnspec.ks_distance(law.rvs(2000, rng=0), law) < 1.63 / math.sqrt(2000)
+    # the LawSummaries it shares with every law: σ, the median 0 of a symmetric law, and the
+    # equal-tailed interval symmetric about it
+    assert law.std() == math.sqrt(2.0)
+    assert abs(law.median()) < 1e-14
+    low, high = law.interval(0.5)
+    assert high == pytest.approx(-low, rel=1e-13) and law.cdf(high) == pytest.approx(0.75)
 
 
 def test_monte_carlo_score_product_atom():

@@ -18,8 +18,8 @@ from multihead_oracles import cauchy_forward, cauchy_polynomial, critical_value
 
 from attnspec.freeprob.chains import Chain, chain_moments
 from attnspec.hermite import BETA_MAX
-from attnspec.laws.multihead import (_SERIES_RTOL, BETA_MIN, MultiHeadLaw, UnresolvedLawError,
-                                     multihead_moments)
+from attnspec.laws.multihead import _SERIES_RTOL, MultiHeadLaw, UnresolvedLawError
+from attnspec.laws.multihead_moments import BETA_MIN, multihead_moments
 from attnspec.sampling.multihead import multihead_output
 from attnspec.sampling.ties import ACROSS_HEAD_TIES, TIES
 from attnspec.spectra import ks_distance, squared_singular_values
@@ -492,25 +492,26 @@ def test_guesses_towards_a_hard_edge_follow_the_power_law():
     """Below the lowest solutions, where p → p₀ as x → 0 (z ≈ C(p − p₀)^k), the starting
     points lie on p₀ + (p₁ − p₀)(x/x₁)^{1/k}: exact for an exact power law (k = 3 here), and
     none where the three lowest solutions fit no k ∈ {2, 3, 4} (then the nearest solution)."""
-    from attnspec.laws.multihead import _toward_limit
+    from attnspec.laws.multihead_starts import toward_limit
 
     p0, amplitude = 0.3 - 0.8j, 0.05 - 0.02j
     xs = np.array([1e-6, 1e-5, 1e-4])
     x = np.array([1e-12, 1e-9, 3e-7])
     exact = p0 + amplitude * x ** (1 / 3)
-    assert_allclose(_toward_limit(xs, p0 + amplitude * xs ** (1 / 3), x), exact, rtol=1e-12)
-    assert _toward_limit(xs, p0 + amplitude * np.log(xs), x) is None
+    assert_allclose(toward_limit(xs, p0 + amplitude * xs ** (1 / 3), x), exact, rtol=1e-12)
+    assert toward_limit(xs, p0 + amplitude * np.log(xs), x) is None
 
 
 def test_coordinate_near_a_diverging_hard_edge_is_logarithmic():
     """Towards a hard edge at 0 where p → ∞ (kv tie, ℓ = d) the interpolation variable is
     θ above θ_c and θ_c(1 + log(θ/θ_c)) below (continuous with its slope at θ_c), so that a
     power law p ∝ θ^{-2} is linear in it; untied heads (p → p₀ there) keep θ."""
-    from attnspec.laws.multihead import _R_LOG, _angle, _log_near_zero
+    from attnspec.laws.chebyshev_pieces import sin_map_inverse
+    from attnspec.laws.multihead_starts import R_LOG, log_near_zero
 
-    theta_c = _angle(_R_LOG, 3)
+    theta_c = sin_map_inverse(R_LOG, 0.0, 1.0, 3)
     theta = theta_c * np.array([1e-4, 1e-2, 0.5, 1 - 1e-9, 1 + 1e-9, 2.0])
-    c = _log_near_zero(theta, 3)
+    c = log_near_zero(theta, 3)
     assert_allclose(c[3:], theta[3:], rtol=1e-8)
     log_p = -2 * np.log(theta[:3])
     assert_allclose(np.diff(log_p) / np.diff(c[:3]), -2 / theta_c, rtol=1e-12)
@@ -521,13 +522,13 @@ def test_edge_start_is_the_projection_on_the_axis():
     """The start of Newton's method at an inner edge is the inside solution projected on the
     line through 0 and the outside one when that lies on the real or imaginary axis, else
     (or when the projection is 0) the inside solution itself."""
-    from attnspec.laws.multihead import _on_axis
+    from attnspec.laws.multihead_starts import on_axis
 
-    assert _on_axis(0.3 - 0.2j, -0.5 + 0j) == pytest.approx(0.3 + 0j)
-    assert _on_axis(0.1 - 0.4j, 0.0 - 0.6j) == pytest.approx(-0.4j)
-    assert _on_axis(0.3 - 0.2j, 0.4 - 0.3j) == 0.3 - 0.2j
-    assert _on_axis(0.3 - 0.2j, np.nan) == 0.3 - 0.2j
-    assert _on_axis(-0.2j, 0.5 + 0j) == -0.2j
+    assert on_axis(0.3 - 0.2j, -0.5 + 0j) == pytest.approx(0.3 + 0j)
+    assert on_axis(0.1 - 0.4j, 0.0 - 0.6j) == pytest.approx(-0.4j)
+    assert on_axis(0.3 - 0.2j, 0.4 - 0.3j) == 0.3 - 0.2j
+    assert on_axis(0.3 - 0.2j, np.nan) == 0.3 - 0.2j
+    assert on_axis(-0.2j, 0.5 + 0j) == -0.2j
 
 
 @pytest.mark.parametrize("config", [(1000, 2000, 8, 1.0, "none"), (1000, 1000, 8, 1.0, "none"),

@@ -81,7 +81,7 @@ def test_head_index_out_of_range_is_refused(layer, head, name):
 
 
 def test_missing_weights_file_is_named_with_the_fetch_command(tmp_path):
-    with pytest.raises(minilm.WeightsError, match=r"model\.safetensors is missing.*make models"):
+    with pytest.raises(minilm.WeightsError, match=r"model\.safetensors is missing.*`attnspec models fetch`"):
         minilm.minilm_files(tmp_path)
     with pytest.raises(ValueError):   # the library's errors are ValueErrors
         minilm.minilm_files(tmp_path / "nowhere")
@@ -94,25 +94,25 @@ def test_corrupted_weights_file_is_named_with_the_fetch_command(tmp_path):
     for name in ("tokenizer.json", "config.json"):
         shutil.copy(source[name], tmp_path / name)
     (tmp_path / "model.safetensors").write_bytes(b"not the weights")
-    with pytest.raises(minilm.WeightsError, match=r"model\.safetensors is corrupted.*make models"):
+    with pytest.raises(minilm.WeightsError, match=r"model\.safetensors is corrupted.*`attnspec models fetch`"):
         minilm.minilm_files(tmp_path)
     with pytest.raises(minilm.WeightsError, match="corrupted"):
         minilm.minilm_forward("hello", directory=tmp_path)
 
 
 def test_second_fetch_downloads_nothing(monkeypatch, capsys):
-    """With the files present and verified, the fetch tool never calls pip."""
+    """With the files present and verified, ``attnspec models fetch`` never calls pip."""
     import subprocess
-    import sys
 
-    sys.path.insert(0, str(ROOT / "tools"))
-    import fetch_minilm
+    from attnspec.book.cli import main
+
+    minilm.minilm_files()   # present (fetched on first use by the tests above)
 
     def no_download(*args, **kwargs):
-        raise AssertionError("fetch_minilm downloaded although the files were verified")
+        raise AssertionError("attnspec models fetch ran pip although the files were verified")
 
-    monkeypatch.setattr(subprocess, "run", no_download)
-    assert fetch_minilm.main() == 0
+    monkeypatch.setattr(subprocess, "Popen", no_download)
+    assert main(["models", "fetch"]) == 0
     assert "present and verified" in capsys.readouterr().out
 
 
@@ -134,4 +134,5 @@ def test_the_cache_folder_can_be_moved_by_environment_variable(tmp_path, monkeyp
     with pytest.raises(minilm.WeightsError, match=str(tmp_path)):
         minilm.minilm_files()
     monkeypatch.delenv("ATTNSPEC_MODELS_DIR")
-    assert minilm.models_dir() == ROOT / "_vendor" / "models"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))   # platformdirs on Linux
+    assert minilm.models_dir() == tmp_path / "cache" / "attnspec" / "models"

@@ -159,7 +159,7 @@ def test_api_page_builds_strictly(tmp_path):
     for name in ("_config.yml", "references.bib", "pyproject.toml", "_vendor", "_ext", "_assets",
                  "chapters"):
         (tmp_path / name).symlink_to(ROOT / name)
-    # A3 and the specification its docstrings link to ("MATH.md §n" becomes a link to A4)
+    # A3 and the specification its docstrings link to ("A4 §n" becomes a link to A4)
     (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: chapters/A3_api\nchapters:\n"
                                        "  - file: chapters/A4_specification\n")
     jb = Path(sys.executable).with_name("jupyter-book")

@@ -12,12 +12,11 @@ with the reason.
 import functools
 import http.server
 import re
-import shutil
 import threading
 import tomllib
 
 import pytest
-from helpers import ROOT, load_tool, unavailable
+from helpers import ROOT, WAIT_FOR_MATHJAX, chromium, console_errors, load_tool, unavailable
 
 HTML = ROOT / "_build" / "html"
 SHOTS = ROOT / "_build" / "screenshots"
@@ -51,33 +50,10 @@ def site():
 
 @pytest.fixture(scope="module")
 def browser():
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    driver_path = shutil.which("chromedriver")
-    if not (chromium and driver_path):
-        unavailable("headless Chromium is not installed (apt-get install chromium chromium-driver)")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--no-first-run", "--disable-background-networking", "--disable-sync",
-                 "--disable-component-update", "--window-size=1280,1000"]:
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(driver_path), options=options)
-    driver.set_page_load_timeout(60)
-    driver.set_script_timeout(60)
+    driver = chromium()
     yield driver
     driver.quit()
 
-
-WAIT_FOR_MATHJAX = """
-const done = arguments[arguments.length - 1];
-const ready = () => (window.MathJax && MathJax.startup && MathJax.startup.promise)
-    ? MathJax.startup.promise.then(() => done(true), () => done(false)) : done(null);
-if (document.readyState === 'complete') { ready(); } else { window.addEventListener('load', ready); }
-"""
 
 PAGE_REPORT = """
 const text = document.body.innerText;
@@ -135,11 +111,6 @@ return Array.from(document.querySelectorAll('figcaption, .caption-text')).map(el
 """
 
 
-def _console_errors(browser):
-    return [entry["message"] for entry in browser.get_log("browser")
-            if entry["level"] == "SEVERE"]
-
-
 def test_the_book_was_built_from_the_current_library():
     """The site under test was built after the last change to lib/ or the pins."""
     if not (HTML / "intro.html").is_file():
@@ -167,7 +138,7 @@ def test_page_renders(page, site, browser):
     height = browser.execute_script("return document.documentElement.scrollHeight")
     browser.set_window_size(390, min(height + 100, 16000))
     browser.save_screenshot(str(SHOTS / f"{name}__390.png"))
-    errors = _console_errors(browser)
+    errors = console_errors(browser)
 
     assert all(src.startswith(site) for src in report["mathjax_src"]), \
         "MathJax must be served by the book itself (offline)"

@@ -112,6 +112,17 @@ def execute_chapters(jobs, root=ROOT, cache_dir=None):
     return failed
 
 
+def exit_status(tool, error, action):
+    """Run ``action()``: 0, or 1 after printing an ``error`` it raises as "tool: message" on
+    stderr (the command-line tools' one way of reporting a refusal)."""
+    try:
+        action()
+    except error as exc:
+        print(f"{tool}: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=1,

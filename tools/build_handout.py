@@ -3,7 +3,11 @@
 The zip ``_build/handout/attnspec-handout-<version>.zip`` holds
 
 - ``notebooks/``: every chapter notebook of the student edition (exercise solutions removed by
-  the same rule as ``make student``; outputs cleared, so students run them themselves);
+  the same rule as ``make student``; outputs cleared, so students run them themselves) as a
+  plain Jupyter notebook: every MyST construct (glued numbers, citations, cross-references,
+  theorem and exercise boxes) resolved into Markdown from the book's build
+  (``tools/resolve_myst.py``), so that JupyterLab, Colab and VS Code show it right. Needs a
+  current ``make book``;
 - ``attnspec-<version>-py3-none-any.whl``: the library, built from this checkout;
 - ``README.md``: one page on installing the wheel and running the notebooks.
 
@@ -23,8 +27,10 @@ from pathlib import Path
 import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from build_book import cache_is_current  # noqa: E402
 from build_student import strip_notebook  # noqa: E402  (one rule for removing solutions)
 from normalize_chapters import book_version, repository_url  # noqa: E402
+from resolve_myst import Book, plain_notebook  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -77,9 +83,25 @@ def build_wheel(out_dir, root=ROOT):
     return target
 
 
-def student_notebook(path):
-    """A chapter as students get it: solutions removed, outputs cleared."""
+class HandoutError(RuntimeError):
+    """The handout cannot be built (the book's build is missing or stale)."""
+
+
+def book_build(root=ROOT):
+    """The book's build the handout reads its numbers and glued values from."""
+    root = Path(root)
+    if not ((root / "_build" / ".doctrees" / "environment.pickle").is_file()
+            and cache_is_current(root)):
+        raise HandoutError("the handout's notebooks take their numbers, references and glued "
+                           "values from the book's build, which is missing or older than "
+                           "lib/: run `make book` first")
+    return Book(root)
+
+
+def student_notebook(path, book, root=ROOT):
+    """A chapter as students get it: solutions removed, MyST resolved, outputs cleared."""
     nb = strip_notebook(nbformat.read(path, as_version=4), str(path.name))
+    nb = plain_notebook(nb, book, f"chapters/{Path(path).stem}", root)
     for cell in nb.cells:
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
@@ -94,15 +116,17 @@ def build(root=ROOT, out=None):
     out.mkdir(parents=True, exist_ok=True)
     target = out / f"attnspec-handout-{version}.zip"
     partial = target.with_suffix(".partial")
+    book = book_build(root)
+    notebooks = {path.name: student_notebook(path, book, root)      # before anything is written
+                 for path in sorted((root / "chapters").glob("*.ipynb"))}
     with tempfile.TemporaryDirectory() as scratch:
         wheel = build_wheel(scratch, root)
         with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as zf:
             zf.write(wheel, wheel.name)
             zf.writestr("README.md", README.format(version=version, url=repository_url(root),
                                                    wheel=wheel.name))
-            for path in sorted((root / "chapters").glob("*.ipynb")):
-                zf.writestr(f"notebooks/{path.name}",
-                            nbformat.writes(student_notebook(path)) + "\n")
+            for name, nb in notebooks.items():
+                zf.writestr(f"notebooks/{name}", nbformat.writes(nb) + "\n")
     partial.replace(target)
     return target
 
@@ -111,7 +135,11 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--output", default=None, help="folder (default: _build/handout)")
     args = parser.parse_args(argv)
-    print(build(ROOT, args.output))
+    try:
+        print(build(ROOT, args.output))
+    except HandoutError as exc:
+        print(f"build_handout: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -30,6 +30,9 @@ import sys
 import threading
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from build_book import exit_status  # noqa: E402  (the one way of reporting a refusal)
+
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = ROOT / "_build"
 
@@ -175,12 +178,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--chrome", default=None, help="Chromium or Chrome executable")
     args = parser.parse_args(argv)
-    try:
-        print(build(ROOT, args.chrome))
-    except RuntimeError as exc:
-        print(f"build_pdf: {exc}", file=sys.stderr)
-        return 1
-    return 0
+    return exit_status("build_pdf", RuntimeError, lambda: print(build(ROOT, args.chrome)))
 
 
 if __name__ == "__main__":

@@ -45,7 +45,7 @@ import nbformat
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from build_book import cache_is_current  # noqa: E402  (the one definition)
+from build_book import cache_is_current, exit_status  # noqa: E402  (the one definition)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -322,12 +322,8 @@ def main(argv=None):
                         help="keep the Binder/Colab buttons, opening this branch of the "
                              "repository (commit _build/student-src/chapters there first)")
     args = parser.parse_args(argv)
-    try:
-        build(args.book_root, args.output, args.launch_branch)
-    except StudentBuildError as exc:
-        print(f"build_student: {exc}", file=sys.stderr)
-        return 1
-    return 0
+    return exit_status("build_student", StudentBuildError,
+                       lambda: build(args.book_root, args.output, args.launch_branch))
 
 
 if __name__ == "__main__":

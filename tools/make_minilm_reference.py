@@ -6,9 +6,9 @@ dependency of the book)::
     python3 -m venv /tmp/refenv
     /tmp/refenv/bin/pip install torch sentence-transformers   # from PyPI
     make models                                                # the book's weights cache
-    /tmp/refenv/bin/python tools/make_minilm_reference.py
+    /tmp/refenv/bin/python tools/make_minilm_reference.py "$(.venv/bin/attnspec models path)"
 
-It loads the same cached files (``_vendor/models/all-MiniLM-L6-v2``: model.safetensors,
+It loads the same cached files (the folder ``attnspec models path`` prints: model.safetensors,
 tokenizer.json, config.json) with sentence-transformers, runs the underlying transformers
 ``BertModel`` in eager mode with ``output_attentions=True`` and stores, for each sentence
 below, the token ids, every head's attention probabilities (6, 12, ℓ, ℓ) and the last hidden
@@ -28,7 +28,6 @@ import torch
 import transformers
 
 ROOT = Path(__file__).resolve().parent.parent
-MODEL = ROOT / "_vendor" / "models" / "all-MiniLM-L6-v2"
 OUT = ROOT / "tests" / "data" / "minilm_reference"
 
 SENTENCES = [
@@ -41,7 +40,7 @@ SENTENCES = [
 
 def main():
     model = sentence_transformers.SentenceTransformer(
-        str(MODEL), device="cpu", model_kwargs={"attn_implementation": "eager"})
+        sys.argv[1], device="cpu", model_kwargs={"attn_implementation": "eager"})
     bert = model[0].auto_model.eval()
     arrays = {}
     for i, text in enumerate(SENTENCES):

@@ -11,8 +11,11 @@ What it does, and only this (tests/test_chapter_sources.py enforces the result):
    ``import attnspec`` fails (Colab, a bare Jupyter), pinned to the book's version (``v`` +
    ``pyproject.toml``'s version, a git tag) from the repository set in ``_config.yml``. The
    environment variable ``ATTNSPEC_INSTALL`` replaces that source (a wheel, a checkout) for
-   tests and offline classrooms. In the book build and the tests ``attnspec`` imports, so the
-   cell does nothing; it is tagged ``remove-cell`` so the HTML page does not show it.
+   tests and offline classrooms. A chapter that runs the pretrained model (its code calls
+   ``minilm_forward``, ``minilm_attention``, ...) installs ``attnspec[pretrained]``
+   (safetensors, tokenizers), and the same extra of an ``ATTNSPEC_INSTALL`` wheel or checkout.
+   In the book build and the tests ``attnspec`` imports, so the cell does nothing; it is
+   tagged ``remove-cell`` so the HTML page does not show it.
 2. **Specification links.** ``MATH.md §n`` in Markdown becomes a link to section n of appendix
    A4 (label ``spec-sn``); in code (comments, strings) it becomes ``appendix A4 §n``.
 3. **Code fits the column.** The limits are measured (``tests/test_chapter_widths.py``): at a
@@ -48,6 +51,8 @@ VISIBLE = 85
 IN_TOGGLE = 82
 TOGGLE_TAGS = frozenset({"hide-input", "hide-cell"})
 INSTALL_TAG = "install-attnspec"
+#: a call of the pretrained model's reader: the chapter needs ``attnspec[pretrained]``
+PRETRAINED_READER = re.compile(r"\bminilm_(?:forward|attention|head_attention|weights)\b")
 MATH_REF = re.compile(r"MATH\.md §(\d+)")
 #: a MyST role whose text names "MATH.md §n" (``{ref}`MATH.md §5 <specification>```)
 MATH_ROLE = re.compile(r"\{[\w:-]+\}`[^`]*?MATH\.md §(\d+)[^`]*`")
@@ -64,9 +69,15 @@ def repository_url(root=ROOT):
     return config["repository"]["url"].rstrip("/")
 
 
-def install_source(root=ROOT):
-    """What the install cell installs: ``attnspec @ git+<repository>@v<version>``."""
-    return f"attnspec @ git+{repository_url(root)}@v{book_version(root)}"
+def install_source(root=ROOT, extras=""):
+    """What the install cell installs: ``attnspec<extras> @ git+<repository>@v<version>``."""
+    return f"attnspec{extras} @ git+{repository_url(root)}@v{book_version(root)}"
+
+
+def install_extras(nb):
+    """``"[pretrained]"`` for a notebook whose code runs the pretrained model, else ``""``."""
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    return "[pretrained]" if PRETRAINED_READER.search(code) else ""
 
 
 def myst_nb_pin(root=ROOT):
@@ -77,8 +88,12 @@ def myst_nb_pin(root=ROOT):
     raise RuntimeError("requirements.txt pins no myst-nb")
 
 
-def install_cell_source(root=ROOT):
-    """The source of the first cell of every chapter notebook."""
+def install_cell_source(root=ROOT, extras=""):
+    """The source of the first cell of every chapter notebook (``extras``: of
+    :func:`install_extras`)."""
+    same_extras = "" if not extras else f'''
+    if _source != _book:  # a wheel or a checkout: with the same extra
+        _source += "{extras}"'''
     return f'''\
 # Colab, Binder or a bare Jupyter: install the book's library if it is missing.
 # (In the book and its tests attnspec is installed already: this cell does nothing.)
@@ -90,8 +105,8 @@ except ImportError:
     import subprocess
     import sys
 
-    _book = "{install_source(root)}"
-    _source = os.environ.get("ATTNSPEC_INSTALL", _book)
+    _book = "{install_source(root, extras)}"
+    _source = os.environ.get("ATTNSPEC_INSTALL", _book){same_extras}
     _pip = [sys.executable, "-m", "pip", "install", "--quiet", _source]
     subprocess.run(_pip + ["{myst_nb_pin(root)}"], check=True)
     importlib.invalidate_caches()
@@ -102,7 +117,7 @@ except ImportError:
 def ensure_install_cell(nb, root=ROOT):
     """Make the install cell the notebook's first cell (replacing an older version of it)."""
     cells = [c for c in nb.cells if INSTALL_TAG not in c.metadata.get("tags", [])]
-    cell = nbformat.v4.new_code_cell(install_cell_source(root))
+    cell = nbformat.v4.new_code_cell(install_cell_source(root, install_extras(nb)))
     cell.metadata["tags"] = [INSTALL_TAG, "remove-cell"]
     old = nb.cells[0] if nb.cells else None
     if old is not None and INSTALL_TAG in old.metadata.get("tags", []):
@@ -176,12 +191,19 @@ def _black(source, limit):
     return new
 
 
-def _comments_above(source, limit):
-    """Move a trailing comment of a long line onto its own line above it."""
-    lines = source.splitlines()
+def _tokens(source):
+    """``(lines, tokens)`` of a cell's source; tokens None where it does not tokenize."""
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(source + "\n").readline))
     except (tokenize.TokenError, SyntaxError):
+        tokens = None
+    return source.splitlines(), tokens
+
+
+def _comments_above(source, limit):
+    """Move a trailing comment of a long line onto its own line above it."""
+    lines, tokens = _tokens(source)
+    if tokens is None:
         return source
     moves = {}
     for tok in tokens:
@@ -218,10 +240,8 @@ def _split_point(body, room, is_f):
 
 def _split_strings(source, limit):
     """Split one long string literal inside brackets into two adjacent literals at a space."""
-    lines = source.splitlines()
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(source + "\n").readline))
-    except (tokenize.TokenError, SyntaxError):
+    lines, tokens = _tokens(source)
+    if tokens is None:
         return source
     depth = 0
     for tok in tokens:

@@ -7,7 +7,8 @@ Hayase & Karakida (2026). Import everything from the top level::
     A = attnspec.softmax_attention(ell=500, d_qk=500, beta=1.0, rng=0)
 
 Names are loaded lazily (on first use), so ``import attnspec`` is cheap and the command line
-starts fast. The mathematics each function computes is specified in the book and in MATH.md.
+starts fast. The mathematics each function computes is specified in the book's appendix A4
+(``chapters/A4_specification.md``); docstrings cite its sections as "A4 §N".
 """
 
 from importlib import import_module as _import_module
@@ -16,41 +17,41 @@ __version__ = "0.1.0"
 
 # public name -> module that defines it (one job per module; the layers: docs/ARCHITECTURE.md)
 _EXPORTS = {
-    # hermite: Hermite coefficients of the exponential (MATH.md §2)
+    # hermite: Hermite coefficients of the exponential (A4 §2)
     "total_variance": "hermite",
     "noise_variance": "hermite",
     "alpha": "hermite",
     "truncated_noise_variance": "hermite",
     "hermite_coefficients": "hermite",
     "hermite_he": "hermite",
-    # sampling.softmax: samplers of softmax attention (MATH.md §1, §6)
+    # sampling.softmax: samplers of softmax attention (A4 §1, §6)
     "softmax_attention": "sampling.softmax",
     "attention_from_weights": "sampling.softmax",
     "orthonormal_input": "sampling.softmax",
     "centered": "sampling.softmax",
     "iid_score_attention": "sampling.softmax",
-    # sampling.equivalents: Gaussian-equivalent models (MATH.md §2, §4)
+    # sampling.equivalents: Gaussian-equivalent models (A4 §2, §4)
     "linear_equivalent": "sampling.equivalents",
     "stepwise_chain": "sampling.equivalents",
     "STEPWISE_KEYS": "sampling.equivalents",
     "mp_surrogate": "sampling.equivalents",
-    # sampling.multihead: multi-head outputs with weight ties (MATH.md §6)
+    # sampling.multihead: multi-head outputs with weight ties (A4 §6)
     "multihead_output": "sampling.multihead",
     "TIES": "sampling.ties",
-    # spectra: squared singular values, distances, moments (MATH.md §1, §5)
+    # spectra: squared singular values, distances, moments (A4 §1, §5)
     "squared_singular_values": "spectra",
     "moments_with_se": "spectra",
     "ks_distance": "spectra",
     "wasserstein1": "spectra",
     "inverse_participation_ratio": "spectra",
-    # laws: limiting spectral laws (MATH.md §3, §6)
+    # laws: limiting spectral laws (A4 §3, §6)
     "AttentionLaw": "laws.attention",
     "MarchenkoPastur": "laws.classical",
     "Semicircle": "laws.classical",
     "ScoreProductLaw": "laws.classical",
-    "multihead_moments": "laws.multihead",
+    "multihead_moments": "laws.multihead_moments",
     "MultiHeadLaw": "laws.multihead",
-    # experiments: operator norms (MATH.md §1, §3), row sums (§5), the prior model (§2)
+    # experiments: operator norms (A4 §1, §3), row sums (§5), the prior model (§2)
     "stationary_edge": "experiments.operator_norm",
     "edge_approximations": "experiments.operator_norm",
     "linear_model_norms": "experiments.operator_norm",
@@ -58,9 +59,9 @@ _EXPORTS = {
     "measure_row_sum_fluctuation": "experiments.row_sums",
     "prior_model_spectra": "experiments.prior_model",
     "prior_model_distances": "experiments.prior_model",
-    # experiments.thresholds: scales of the threshold for linearisation (MATH.md §5)
+    # experiments.thresholds: scales of the threshold for linearisation (A4 §5)
     "threshold_scales": "experiments.thresholds",
-    "row_sum_fluctuation": "experiments.thresholds",
+    "row_sum_fluctuation": "experiments.row_sums",
     # sampling.masked: causal attention and its masked Gaussian equivalent (chapter 8)
     "causal_attention": "sampling.masked",
     "causal_centered": "sampling.masked",
@@ -94,7 +95,7 @@ _EXPORTS = {
     "UnresolvedLawError": "laws.multihead",
     "LawAccuracyError": "laws.base",
     "SweepError": "sweeps",
-    "WeightsError": "pretrained.minilm",
+    "WeightsError": "pretrained.cache",
 }
 
 # modules and packages reachable as attributes (``attnspec.plotting.book_style()``)

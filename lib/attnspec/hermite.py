@@ -2,7 +2,7 @@
 
 The centred exponential e^{βg − β²/2} of a standard Gaussian g has variance
 s = e^{β²} − 1 (:func:`total_variance`), of which β² is linear and α² = s − β² is the rest
-(:func:`attnspec.noise_variance`). Every module that needs s or α² calls these (MATH.md §2).
+(:func:`attnspec.noise_variance`). Every module that needs s or α² calls these (A4 §2).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def _check_beta(beta):
 
 @fill_docstring
 def total_variance(beta):
-    r"""Total variance s = e^{β²} − 1 of the centred exponential (MATH.md §2).
+    r"""Total variance s = e^{β²} − 1 of the centred exponential (A4 §2).
 
     Parameters
     ----------
@@ -75,7 +75,7 @@ def total_variance(beta):
 
 @fill_docstring
 def noise_variance(beta):
-    r"""Noise variance α² of the Gaussian equivalence (MATH.md §2).
+    r"""Noise variance α² of the Gaussian equivalence (A4 §2).
 
     Parameters
     ----------
@@ -124,7 +124,7 @@ def noise_variance(beta):
 
 
 def alpha(beta):
-    r"""Noise amplitude α = √(e^{β²} − 1 − β²) of the linear model (MATH.md §2).
+    r"""Noise amplitude α = √(e^{β²} − 1 − β²) of the linear model (A4 §2).
 
     Parameters
     ----------
@@ -157,7 +157,7 @@ def alpha(beta):
 
 
 def truncated_noise_variance(beta, Q):
-    r"""Noise variance α_Q² of the degree-Q truncation (MATH.md §2 and the table of §4).
+    r"""Noise variance α_Q² of the degree-Q truncation (A4 §2 and the table of §4).
 
     Parameters
     ----------
@@ -188,7 +188,7 @@ def truncated_noise_variance(beta, Q):
 
 
 def hermite_coefficients(beta, kmax):
-    r"""Hermite coefficients βᵏ/k!, k = 0..kmax, of e^{βg − β²/2} (MATH.md §2).
+    r"""Hermite coefficients βᵏ/k!, k = 0..kmax, of e^{βg − β²/2} (A4 §2).
 
     Parameters
     ----------
@@ -217,7 +217,7 @@ def hermite_coefficients(beta, kmax):
 
 
 def hermite_he(k, x):
-    r"""Probabilists' Hermite polynomial Heₖ(x) (MATH.md §2).
+    r"""Probabilists' Hermite polynomial Heₖ(x) (A4 §2).
 
     Parameters
     ----------
@@ -267,7 +267,7 @@ def hermite_projection(f, kmax, points=120):
     With the probabilists' Hermite polynomials, E[Heⱼ(g) Heₖ(g)] = k! δⱼₖ for g ~ N(0, 1),
     so cₖ = E[f(g) Heₖ(g)]/k! and E[f(g)²] = Σₖ k! cₖ². The expectation uses
     ``numpy.polynomial.hermite_e.hermegauss`` (weight e^{−x²/2}, normalised by √(2π)).
-    For f(x) = e^{βx − β²/2} the exact answer is cₖ = βᵏ/k! (MATH.md §2).
+    For f(x) = e^{βx − β²/2} the exact answer is cₖ = βᵏ/k! (A4 §2).
 
     Examples
     --------

@@ -247,7 +247,7 @@ def edge_approximations_plot(ax, cs, betas, *, points=120):
     For each c in ``cs``: the exact ratio
     (:func:`attnspec.experiments.operator_norm.stationary_edge`), e_M(c)β²/(4s) (dotted) and
     (4s + 4cβ⁴/s)/(4s) (dashed), over ``points`` values of β spaced geometrically in
-    ``betas = (low, high)`` (MATH.md §3).
+    ``betas = (low, high)`` (A4 §3).
     """
     from attnspec.experiments.operator_norm import edge_approximations, stationary_edge
 
@@ -340,7 +340,7 @@ def phase_diagram(ells, betas, ks, m1_ratio, *, onsets=None, figsize=(10, 4.6)):
         Shape (len(betas), len(ells)): KS distance to ν_∞ and measured m₁/s.
     onsets : dict, optional
         ``{ell: (onset, end)}``: the finite-ℓ window in which the largest squared entry of
-        √ℓA^⊥ is above the edge z₊² (:func:`attnspec.experiments.thresholds.entry_onset`),
+        √ℓA^⊥ is above the edge z₊² (:func:`attnspec.experiments.outlier_onset.entry_onset`),
         drawn as a vertical bar at each ℓ.
     figsize : tuple
 

@@ -21,14 +21,14 @@ def _gram(M):
 
 
 def squared_singular_values(M, drop_top=0):
-    r"""Squared singular values of M, largest first, optionally without the top few (MATH.md §1).
+    r"""Squared singular values of M, largest first, optionally without the top few (A4 §1).
 
     Parameters
     ----------
     M : array_like
         m×n real matrix (e.g. ``centered(A)``), m, n ≥ 1, computed in float64.
     drop_top : int
-        Number of largest values to remove (outliers, MATH.md §4–5), 0 ≤ drop_top < min(m, n).
+        Number of largest values to remove (outliers, A4 §4–5), 0 ≤ drop_top < min(m, n).
 
     Returns
     -------
@@ -121,7 +121,7 @@ def moments_with_se(spectra, orders=(1, 2)):
     -----
     Draws are independent, so the standard error is honest; the values within one draw are
     not, which is why no within-draw error is reported. Used with the closed-form moments of
-    MATH.md §3 and §6 (e.g. ``abs(mean - theory) < 4 * se``).
+    A4 §3 and §6 (e.g. ``abs(mean - theory) < 4 * se``).
     """
     rows = _as_spectra(spectra)
     orders = [check_int("orders", k, min=1) for k in np.atleast_1d(orders).tolist()]
@@ -170,7 +170,7 @@ def _as_cdf(other):
 
 
 def ks_distance(sample, other):
-    r"""Kolmogorov–Smirnov distance of a sample to a second sample or to a CDF (MATH.md §5).
+    r"""Kolmogorov–Smirnov distance of a sample to a second sample or to a CDF (A4 §5).
 
     Parameters
     ----------
@@ -297,7 +297,7 @@ def _cdf_range(cdf, x, support):
 
 
 def inverse_participation_ratio(M, k=5):
-    r"""Inverse participation ratios of the top-k left singular vectors of M (MATH.md §5).
+    r"""Inverse participation ratios of the top-k left singular vectors of M (A4 §5).
 
     Parameters
     ----------
@@ -312,7 +312,7 @@ def inverse_participation_ratio(M, k=5):
         Length-k float64 array, largest singular value first, of
         :math:`\mathrm{IPR}(u) = \sum_i u_i^4` for unit vectors u. A delocalised vector has
         IPR ≈ 3/m; a vector on a single coordinate has IPR 1. Outliers of √ℓ A^⊥ have IPR
-        0.4–0.97 (MATH.md §5).
+        0.4–0.97 (A4 §5).
 
     Notes
     -----
@@ -329,7 +329,7 @@ def inverse_participation_ratio(M, k=5):
 
 def column_ipr(vectors):
     r"""Inverse participation ratio :math:`\sum_i u_i^4` of each column u of ``vectors``
-    (MATH.md §5).
+    (A4 §5).
 
     The columns are expected to be unit vectors (eigenvectors, normalised singular vectors);
     then the IPR lies in [1/m, 1]: 1/m for a perfectly flat vector, 1 on a single coordinate.

@@ -429,7 +429,8 @@ def sweep(fn, grid, executor=None, *, seed=0, cache_dir=None, progress=True):
     SweepError
         (a ``ValueError``) if ``fn`` is not callable, the grid is empty or malformed, the
         seed is not a non-negative integer, the executor is of an unknown kind, ``cache_dir``
-        is not a writable folder (checked first), or a result cannot be cached; also if ``fn`` cannot be pickled for a process executor. An
+        is not a writable folder (checked first), or a result cannot be cached; also if
+        ``fn`` cannot be pickled for a process executor. An
         exception raised by ``fn`` propagates unchanged (with a note naming the point); the
         points finished before it stay cached.
 
@@ -448,12 +449,10 @@ def sweep(fn, grid, executor=None, *, seed=0, cache_dir=None, progress=True):
     files and a rerun computes just the missing points. A file that is not a valid entry
     (not JSON, the wrong JSON shape, a bad dtype or shape, a checksum that does not match its
     result) is reported with its path in a warning, deleted and recomputed: an edited value
-    is never returned. Results are stored exactly
-    (floats in JSON round-trip; arrays keep their dtype and shape); ``fn`` must return
-    numbers, strings, ``None``, numpy arrays of numbers, or lists, tuples and str-keyed
-    dicts of them. ``joblib.Memory`` was measured against this cache
-    (``benchmarks/bench_sweep_cache.py``): as fast, but it returns an edited entry unchanged
-    and runs the code in a pickled entry while loading it, so the book keeps its own.
+    is never returned. Results are stored exactly (floats in JSON round-trip; arrays keep
+    their dtype and shape); ``fn`` must return numbers, strings, ``None``, numpy arrays of
+    numbers, or lists, tuples and str-keyed dicts of them. Why not ``joblib.Memory``:
+    appendix A2, "Sweeps and runtime".
 
     Examples
     --------
@@ -475,72 +474,81 @@ def sweep(fn, grid, executor=None, *, seed=0, cache_dir=None, progress=True):
     executor = _check_executor(executor)
     n = len(points)
     streams = np.random.SeedSequence(seed).spawn(n)
-
-    results = [None] * n
-    cached = [False] * n
-    paths, metadata = [None] * n, [None] * n
-    if cache_dir is not None:
-        _check_cache_dir(cache_dir)
-        fingerprint = _fn_fingerprint(fn)
-        name = fingerprint["name"]
-        for i, point in enumerate(points):
-            key = _cache_key(fingerprint, point, seed, i)
-            paths[i] = _cache_path(cache_dir, name, key)
-            metadata[i] = {"key": key, "fn": name, "point": _plain(point), "seed": seed,
-                           "index": i, "format": _CACHE_FORMAT}
-            try:
-                results[i] = _read_cache(paths[i], {"key": key, "format": _CACHE_FORMAT})
-                cached[i] = True
-            except KeyError:
-                pass
-
+    results, cached, paths, metadata = _read_cached(fn, points, seed, cache_dir)
     pending = [i for i in range(n) if not cached[i]]
-    pool, owned = None, False
-    if pending:
-        pool, owned = _resolve_executor(executor, len(pending))
-        try:
-            _check_picklable(fn, pool)
-        except SweepError:
-            if owned:
-                pool.shutdown()
-            raise
-    bar = _progress_bar(len(pending), progress, getattr(fn, "__name__", "sweep"))
 
     def finish(i, value):
         results[i] = value
         if paths[i] is not None:
             _write_cache(paths[i], metadata[i], value)
+
+    if pending:
+        _run_missing(fn, points, streams, pending, executor, progress, finish)
+
+    return [SweepRecord(point=points[i], result=results[i], index=i, cached=cached[i])
+            for i in range(n)]
+
+
+def _read_cached(fn, points, seed, cache_dir):
+    """The cached results of ``points``: ``(results, cached, paths, metadata)``, one entry per
+    point (``None``, False, and no path without ``cache_dir``). The folder is checked first."""
+    n = len(points)
+    results, cached, paths, metadata = [None] * n, [False] * n, [None] * n, [None] * n
+    if cache_dir is None:
+        return results, cached, paths, metadata
+    _check_cache_dir(cache_dir)
+    fingerprint = _fn_fingerprint(fn)
+    name = fingerprint["name"]
+    for i, point in enumerate(points):
+        key = _cache_key(fingerprint, point, seed, i)
+        paths[i] = _cache_path(cache_dir, name, key)
+        metadata[i] = {"key": key, "fn": name, "point": _plain(point), "seed": seed,
+                       "index": i, "format": _CACHE_FORMAT}
+        try:
+            results[i] = _read_cache(paths[i], {"key": key, "format": _CACHE_FORMAT})
+            cached[i] = True
+        except KeyError:
+            pass
+    return results, cached, paths, metadata
+
+
+def _run_missing(fn, points, streams, pending, executor, progress, finish):
+    """Run ``fn`` on the points ``pending`` (serially, or on the executor), calling
+    ``finish(i, result)`` as each ends; an exception of ``fn`` propagates with a note naming
+    its point, after the points finished before it."""
+    pool, owned = _resolve_executor(executor, len(pending))
+    try:
+        _check_picklable(fn, pool)
+    except SweepError:
+        if owned:
+            pool.shutdown()
+        raise
+    bar = _progress_bar(len(pending), progress, getattr(fn, "__name__", "sweep"))
+
+    def outcome(i, get):
+        try:
+            value = get()
+        except Exception as exc:
+            exc.add_note(f"raised by sweep point {i}: {points[i]!r}")
+            raise
+        finish(i, value)
         if bar is not None:
             bar.update(1)
 
     try:
-        if pending and pool is None:
+        if pool is None:
             for i in pending:
-                try:
-                    value = _call(fn, points[i], streams[i])
-                except Exception as exc:
-                    exc.add_note(f"raised by sweep point {i}: {points[i]!r}")
-                    raise
-                finish(i, value)
-        elif pending:
+                outcome(i, lambda i=i: _call(fn, points[i], streams[i]))
+        else:
             futures = {pool.submit(_call, fn, points[i], streams[i]): i for i in pending}
             try:
                 for future in cf.as_completed(futures):
-                    i = futures[future]
-                    try:
-                        value = future.result()
-                    except Exception as exc:
-                        exc.add_note(f"raised by sweep point {i}: {points[i]!r}")
-                        raise
-                    finish(i, value)
+                    outcome(futures[future], future.result)
             finally:
                 for future in futures:
                     future.cancel()
     finally:
         if bar is not None:
             bar.close()
-        if pending and owned:
+        if owned:
             pool.shutdown(wait=True, cancel_futures=True)
-
-    return [SweepRecord(point=points[i], result=results[i], index=i, cached=cached[i])
-            for i in range(n)]

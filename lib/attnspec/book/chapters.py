@@ -12,6 +12,7 @@ spec types live in :mod:`attnspec.book.parameters`, which does not import this m
 from __future__ import annotations
 
 import ast
+import difflib
 import numbers
 import tomllib
 import types
@@ -23,7 +24,7 @@ from attnspec.pretrained.passages import PASSAGE_NAMES
 from attnspec.sampling.ties import TIES
 
 __all__ = ["CHAPTERS", "SEED", "check_parameters", "check_values", "parse_assignments",
-           "describe"]
+           "split_assignments", "describe"]
 
 SEED = Int(0, 2**32 - 1, help="seed of numpy.random.default_rng; same seed, same figures")
 
@@ -112,7 +113,7 @@ def check_values(chapter, values, *, require_all=False):
     problems, checked = [], {}
     unknown = sorted(set(values) - set(spec))
     if unknown:
-        problems.append(f"unknown parameter(s) {', '.join(unknown)}")
+        problems.append(f"unknown parameter(s) {', '.join(map(_with_suggestion(spec), unknown))}")
     missing = sorted(set(spec) - set(values)) if require_all else []
     if missing:
         problems.append(f"missing parameter(s) {', '.join(missing)}")
@@ -126,6 +127,14 @@ def check_values(chapter, values, *, require_all=False):
         raise ParameterError(f"chapter {chapter}: " + "; ".join(problems)
                              + f".\nIts parameters are:\n{describe(chapter)}")
     return checked
+
+
+def _with_suggestion(spec):
+    """``name`` → ``"betaz (did you mean betas?)"`` when a declared name is close (difflib)."""
+    def named(name):
+        close = difflib.get_close_matches(name, list(spec), n=1, cutoff=0.6)
+        return f"{name} (did you mean {close[0]}?)" if close else name
+    return named
 
 
 _IPYTHON_NAMES = {"In", "Out", "exit", "quit", "get_ipython", "open"}
@@ -171,6 +180,37 @@ def parse_assignments(chapter, assignments):
                                  f"{item!r}); give each parameter once")
         values[name] = _literal(text.strip())
     return check_values(chapter, values)
+
+
+_CLOSING = {"[": "]", "(": ")", "{": "}"}
+
+
+def split_assignments(text):
+    """Split ``"ell=500 betas=[0.5, 1] tie='a b'"`` at white space outside brackets and quotes:
+    ``["ell=500", "betas=[0.5, 1]", "tie='a b'"]`` (quotes are kept: values are literals).
+
+    Nothing is evaluated; unbalanced brackets or quotes raise :class:`ParameterError`.
+    """
+    items, current, expected, quote = [], "", [], None
+    for char in str(text):
+        if quote:
+            quote = None if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char in _CLOSING:
+            expected.append(_CLOSING[char])
+        elif char in _CLOSING.values():
+            if not expected or expected.pop() != char:
+                raise ParameterError(f"parameters have an unmatched {char!r}; got {text!r}")
+        elif char.isspace() and not expected:
+            items, current = items + [current] if current else items, ""
+            continue
+        current += char
+    if quote or expected:
+        missing = quote or expected[-1]
+        raise ParameterError(f"parameters have an unclosed bracket or quote (missing "
+                             f"{missing!r}); got {text!r}")
+    return items + [current] if current else items
 
 
 def _literal(text):

@@ -19,7 +19,7 @@ def add_parser(subparsers):
     parser = subparsers.add_parser(
         "law", help="print the edges, moments and density of the limit law ν_∞(β, c)",
         description="Numbers of the limit law ν_∞(β, c) of the squared singular values of "
-                    "√ℓ A^⊥ (MATH.md §3): support edges, the Marchenko–Pastur edge 4s, exact "
+                    "√ℓ A^⊥ (A4 §3): support edges, the Marchenko–Pastur edge 4s, exact "
                     "moments and optionally a density table.")
     parser.add_argument("--beta", type=float, default=1.0, help="inverse temperature β > 0")
     parser.add_argument("--c", type=float, default=1.0, help="aspect ratio c = ℓ/d_qk > 0")
@@ -42,7 +42,7 @@ def report(beta=1.0, c=1.0, moments=4, table=0):
     law = AttentionLaw(beta, c)
     edges = law.edges()
     right = edges[-1]
-    lines = [f"{law!r}: squared singular values of sqrt(ell) A_perp (MATH.md §3)",
+    lines = [f"{law!r}: squared singular values of sqrt(ell) A_perp (A4 §3)",
              f"  s = e^(beta^2) - 1      {law.s:.10g}",
              f"  alpha^2 (noise)         {law.noise_variance:.10g}",
              f"  support                 {', '.join(f'[{a:.10g}, {b:.10g}]' for a, b in zip(edges[::2], edges[1::2]))}",

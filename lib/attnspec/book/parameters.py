@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from attnspec._validation import (ParameterError, check_choice, check_float, check_int,
-                                  range_text)
+from attnspec._validation import (ParameterError, check_bool, check_choice, check_float,
+                                  check_int, range_text)
 
 __all__ = ["Int", "Float", "Bool", "Choice", "FloatList", "IntList", "ChoiceList", "ChapterSpec",
            "ParameterError"]
@@ -65,9 +65,7 @@ class Bool:
         return "bool"
 
     def check(self, name, value):
-        if not isinstance(value, bool):
-            raise ParameterError(f"{name} must be True or False; got {name}={value!r}")
-        return value
+        return check_bool(name, value)
 
 
 @dataclass(frozen=True)

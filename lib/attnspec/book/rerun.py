@@ -19,9 +19,8 @@ from pathlib import Path
 from attnspec.book.chapters import CHAPTERS, check_values
 from attnspec.book.kernel import IPCKernelManager
 from attnspec.book.parameters import ParameterError
-from attnspec.book.report import write_report
 
-__all__ = ["find_book_root", "resolve_chapter", "rerun_chapter", "output_name",
+__all__ = ["find_book_root", "resolve_chapter", "rerun_chapter", "output_name", "page_of",
            "RerunInterrupted"]
 
 #: Signals that stop a rerun cleanly (the CLI exits with 128 + the signal's number): a job
@@ -124,9 +123,19 @@ def output_name(stem, values):
     return f"{stem}__{tail}.ipynb" if tail else f"{stem}.ipynb"
 
 
+def page_of(notebook):
+    """The page of a rerun's executed notebook ``03_x__ell=500.ipynb``: the chapter's HTML in
+    the folder ``03_x__ell=500/`` beside it (built by ``attnspec.book.rerun_page``)."""
+    notebook = Path(notebook)
+    return notebook.with_suffix("") / "chapters" / f"{notebook.stem.split('__', 1)[0]}.html"
+
+
 def rerun_chapter(chapter, values=None, *, book_root=None, output_dir=None, quick=False,
                   progress_bar=False):
     """Execute ``chapter`` with ``values`` overriding its defaults; return the output path.
+
+    The executed notebook is then built into the book's HTML, in a folder beside it
+    (:func:`page_of`, built by ``attnspec.book.rerun_page``).
 
     Parameters
     ----------
@@ -142,6 +151,8 @@ def rerun_chapter(chapter, values=None, *, book_root=None, output_dir=None, quic
 
     Raises
     ------
+    attnspec.book.rerun_page.PageBuildError
+        If the executed chapter could not be built into HTML (the notebook is kept).
     RerunInterrupted
         On SIGTERM or SIGINT during the run, after the partial copy is removed and every
         child process (kernel, sweep workers) is stopped.
@@ -175,7 +186,10 @@ def rerun_chapter(chapter, values=None, *, book_root=None, output_dir=None, quic
         if isinstance(exc, KeyboardInterrupt):      # a signal (_StopSignal) or Ctrl-C
             raise RerunInterrupted(getattr(exc, "signum", signal.SIGINT)) from None
         raise
-    write_report(final, book_root=root, parameters=checked)   # the page: final + ".html"
+    from attnspec.book.rerun_page import write_page
+
+    write_page(final, final.with_suffix(""), book_root=root, stem=path.stem,
+               parameters=checked, chapter_number=_number(path))
     return final
 
 

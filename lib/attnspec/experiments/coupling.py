@@ -1,7 +1,7 @@
 """Softmax attention and two linear models sharing one Q, K: the noise variance α² (chapter 3).
 
 A per-draw function for :func:`attnspec.sweep`: the spectra of √ℓ A^⊥, of the linear model with
-the right noise variance α² = e^{β²} − 1 − β² and with the classic wrong one e^{β²} − 1 (MATH.md
+the right noise variance α² = e^{β²} − 1 − β² and with the classic wrong one e^{β²} − 1 (A4
 §2), drawn from the same weights so that they can be compared value by value.
 """
 

@@ -3,12 +3,12 @@
 The samplers are :func:`attnspec.multihead_output` and the laws :class:`attnspec.MultiHeadLaw`;
 this module runs them over draws, head counts and weight ties and summarises the result as the
 tables the book prints (:mod:`attnspec.experiments.tables`): m₁, m₂ with standard errors
-against the closed forms of MATH.md §6, and Kolmogorov–Smirnov distances between spectra. It
+against the closed forms of A4 §6, and Kolmogorov–Smirnov distances between spectra. It
 also holds the closed-form second moment of the wrong noise model of a shared pattern (one
 noise matrix per head, :func:`attnspec.sampling.multihead.shared_pattern_per_head_noise`),
 derived in chapter 07.
 
-Everything in MATH.md §6 is this companion's reconstruction from the abstract of Hayase &
+Everything in A4 §6 is this companion's reconstruction from the abstract of Hayase &
 Karakida (2026), checked by simulation.
 """
 
@@ -17,7 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_beta, check_choice, check_int, check_rng
-from ..laws.multihead import MultiHeadLaw, multihead_moments
+from ..laws.multihead import MultiHeadLaw
+from ..laws.multihead_moments import multihead_moments
 from ..sampling.multihead import (check_arguments, multihead_output,
                                   shared_pattern_per_head_noise)
 from ..sampling.ties import TIE_KINDS, TIE_LABELS, TIES
@@ -39,7 +40,7 @@ NOISE_MODELS = ("rule", "per_head")
 
 def standard_widths(d, heads):
     """Widths (d_head, d_value) of the standard allocation H d_h = H d_v = d, rounded
-    (MATH.md §6).
+    (A4 §6).
 
     Parameters
     ----------
@@ -130,7 +131,7 @@ def shared_pattern_moments(ell, d, heads, beta, *, noise="rule", d_head=None, d_
         As in :func:`attnspec.multihead_output` with ``tie="shared_pattern"``.
     noise : {"rule", "per_head"}
         ``"rule"``: the true law (softmax, and the Gaussian equivalent with one shared noise
-        matrix; formula (c) of MATH.md §6). ``"per_head"``: the Gaussian equivalent with an
+        matrix; formula (c) of A4 §6). ``"per_head"``: the Gaussian equivalent with an
         independent noise matrix in every head (:func:`attnspec.sampling.multihead.shared_pattern_per_head_noise`).
 
     Returns
@@ -151,15 +152,9 @@ def shared_pattern_moments(ell, d, heads, beta, *, noise="rule", d_head=None, d_
                           (1 + c)\beta^4 & \text{one noise per head.}\end{cases}
         \end{gathered}
 
-    Derivation (chapter 07): averaging over the output projections, m₂ is a sum over pairs of
-    heads of tr(C_h C_hᵀ C_{h'} C_{h'}ᵀ) with C_h the per-head core; for h ≠ h' it is s²/ℓ for
-    independent cores, and for cores (βS + αZ_h)/ℓ sharing S it is
-    [β⁴(2 + c) + 2α²β²(1 + [Z_h = Z_{h'}]) + α⁴(1 + [Z_h = Z_{h'}])]/ℓ, using the second
-    moment 2 + c of SSᵀ/ℓ (MATH.md §3). The true and per-head values differ by
-    (1 − 1/H)(s² − β⁴) = (1 − 1/H)(α⁴ + 2α²β²): the cross-head correlation of the nonlinear
-    part that independent noise throws away. At ℓ = 500, d = 1000, β = 1, H = 4 this gives
-    10.857 (true) and 9.393 (per-head noise); MATH.md §6 measures 10.73 / 10.87 (softmax / GE
-    with shared noise) and 9.39 (per-head noise). This formula is this companion's derivation.
+    The true and per-head values differ by (1 − 1/H)(s² − β⁴) = (1 − 1/H)(α⁴ + 2α²β²): the
+    cross-head correlation of the nonlinear part that independent noise throws away. This
+    formula is this companion's derivation (chapter 07, which also compares it with samples).
     """
     noise = check_choice("noise", noise, NOISE_MODELS)
     ell, d, heads, beta, _, d_head, d_value, _, _ = check_arguments(
@@ -235,7 +230,7 @@ def compare_head_counts(ell, d, heads_list, beta, *, draws=2, equivalent=True, r
 
 def compare_ties(ell, d, heads, beta, ties=TIES, *, draws=2, groups=None, equivalent=True,
                  noise_floor=True, rng=None):
-    """All weight ties against independent heads, in one call (chapter 07, MATH.md §6).
+    """All weight ties against independent heads, in one call (chapter 07, A4 §6).
 
     Parameters
     ----------
@@ -261,7 +256,7 @@ def compare_ties(ell, d, heads, beta, ties=TIES, *, draws=2, groups=None, equiva
     Returns
     -------
     Comparison
-        Keyed by tie; each row has m₁, m₂ ± SE against the closed forms (a)–(c) of MATH.md §6,
+        Keyed by tie; each row has m₁, m₂ ± SE against the closed forms (a)–(c) of A4 §6,
         KS to independent heads, softmax–GE and softmax–law.
 
     Notes

@@ -1,4 +1,4 @@
-r"""Operator norms: the top singular value of A and the norm of the linear model (MATH.md §1, §3).
+r"""Operator norms: the top singular value of A and the norm of the linear model (A4 §1, §3).
 
 Two facts about the largest singular values, each with a simulation:
 
@@ -25,8 +25,10 @@ import scipy.linalg
 from scipy import optimize
 
 from attnspec._validation import BETA_MAX, check_float, check_int
+from attnspec.freeprob.roots import cubic_roots, polish_roots
 from attnspec.freeprob.transforms import mp_edges, score_product_edges
 from attnspec.hermite import noise_variance, total_variance
+from attnspec.laws.classical import score_cauchy_cubic
 from attnspec.sampling.equivalents import linear_equivalent
 from attnspec.sampling.softmax import centered, softmax_attention
 
@@ -40,22 +42,21 @@ STATIONARY_BETA_MIN = 0.05
 
 
 def _cubic_root(x, c):
-    """G_M(x) for real x > e_M(c): the smallest positive root of the cubic (G ~ 1/x)."""
-    roots = np.roots([c * x * x, (1 - c) * x, -x, 1.0])
+    """G_M(x) for real x > e_M(c): the smallest positive root of the cubic for G_M
+    (:func:`attnspec.laws.classical.score_cauchy_cubic`, in v = 1/(G√x): its largest
+    positive real root), Newton-polished (G ~ 1/x)."""
+    coeffs = [float(a) for a in score_cauchy_cubic(x, c)]
+    roots = cubic_roots(*coeffs)
     real = roots.real[(np.abs(roots.imag) <= 1e-10 * np.abs(roots)) & (roots.real > 0)]
     if real.size == 0:
         raise ValueError(f"x must lie right of the edge e_M(c) = {score_product_edges(c)[1]!r}; "
                          f"got x={x!r}")
-    G = real.min()
-    for _ in range(3):  # Newton polish on the cubic
-        P = c * x * x * G ** 3 + (1 - c) * x * G * G - x * G + 1
-        dP = 3 * c * x * x * G * G + 2 * (1 - c) * x * G - x
-        G -= P / dP
-    return G
+    v = polish_roots(coeffs, [float(real.max())], 3)[0]
+    return 1.0 / (v * math.sqrt(x))
 
 
 def score_cauchy_transform(x, c):
-    r"""Cauchy transform G_M(x) and its derivative at real x > e_M(c) (MATH.md §3).
+    r"""Cauchy transform G_M(x) and its derivative at real x > e_M(c) (A4 §3).
 
     G solves c x² G³ + (1 − c) x G² − x G + 1 = 0; right of the support it is the smallest
     positive root (the branch with G ~ 1/x). G′ = −P_x/P_G by implicit differentiation.
@@ -81,7 +82,7 @@ def stationary_edge(beta, c):
               G_b(\omega) = \frac{\omega}{\beta^2} G_M\!\Bigl(\frac{\omega^2}{\beta^2}\Bigr),
               \end{gathered}
 
-    the subordination form of MATH.md §3 (free convolution of sym(b) with a semicircle of
+    the subordination form of A4 §3 (free convolution of sym(b) with a semicircle of
     variance α²). Independent of :class:`attnspec.AttentionLaw`, which takes the critical point
     of the inverse Cauchy transform instead; the two agree to ~1e-14 relative (tests/test_operator_norm.py).
 
@@ -124,7 +125,7 @@ def stationary_edge(beta, c):
 
 
 def edge_approximations(beta, c):
-    r"""Small- and large-β approximations of the edge z₊² (MATH.md §3).
+    r"""Small- and large-β approximations of the edge z₊² (A4 §3).
 
     ``small`` = e_M(c)β² (the noise α² ≈ β⁴/2 vanishes against β², so z₊²/β² → e_M(c), and
     z₊²/(4s) → e_M(c)/4, 27/16 at c = 1); ``large`` = 4s + 4cβ⁴/s (first order in the fourth

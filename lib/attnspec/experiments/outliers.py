@@ -1,4 +1,4 @@
-"""Outliers and distances of sampled attention spectra to their limit laws (MATH.md §5).
+"""Outliers and distances of sampled attention spectra to their limit laws (A4 §5).
 
 The per-draw functions here are what the book's sweeps run (:func:`attnspec.sweep` needs
 module-level, picklable functions): the distances of one softmax spectrum to its limit law
@@ -28,7 +28,7 @@ def _limit_laws(beta, c):
 
 @fill_docstring
 def spectrum_distances(ell, beta, rng=None, *, c=1.0, draws=1):
-    r"""Distances of sampled softmax spectra to ν_∞ and to Marchenko–Pastur (MATH.md §5).
+    r"""Distances of sampled softmax spectra to ν_∞ and to Marchenko–Pastur (A4 §5).
 
     The function a (β, ℓ) sweep runs at each point (module level, so processes can run it).
 
@@ -81,7 +81,7 @@ def spectrum_distances(ell, beta, rng=None, *, c=1.0, draws=1):
 
 
 def outlier_localisation(M, k=10):
-    r"""Where the top singular vectors of M sit, and how localised they are (MATH.md §5).
+    r"""Where the top singular vectors of M sit, and how localised they are (A4 §5).
 
     Parameters
     ----------
@@ -133,7 +133,7 @@ def outlier_localisation(M, k=10):
 
 @fill_docstring
 def outlier_study(ell, beta, rng=None, *, c=1.0):
-    r"""One draw of √ℓ A^⊥: its outliers above the edge of ν_∞ and where they sit (MATH.md §5).
+    r"""One draw of √ℓ A^⊥: its outliers above the edge of ν_∞ and where they sit (A4 §5).
 
     The per-draw function of the outlier sweep of chapter 5 (module level, picklable; its
     result is cacheable by :func:`attnspec.sweep`).

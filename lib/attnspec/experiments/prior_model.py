@@ -1,4 +1,4 @@
-r"""The prior model against softmax attention: i.i.d. scores give Marchenko–Pastur (MATH.md §2).
+r"""The prior model against softmax attention: i.i.d. scores give Marchenko–Pastur (A4 §2).
 
 Earlier work modelled attention at initialisation by a random Markov matrix with i.i.d.
 scores (:func:`attnspec.iid_score_attention`). That √ℓ times its centred version has MP(1, s)
@@ -56,7 +56,7 @@ def prior_model_spectra(ell, beta, draws=1, seed=0):
 def prior_model_distances(spectra, beta, drop_top=0):
     """KS distances of both models' pooled spectra to MP(1, s) and to ν_∞(β, 1).
 
-    ``drop_top`` largest values of each draw are removed first (outliers of softmax, MATH.md §5).
+    ``drop_top`` largest values of each draw are removed first (outliers of softmax, A4 §5).
 
     Returns
     -------

@@ -1,6 +1,6 @@
 r"""How far the theorem reaches: random attention with one assumption relaxed (chapter 8).
 
-Each *relaxation* changes one assumption of the theorem (MATH.md §1–§2) and keeps Gaussian
+Each *relaxation* changes one assumption of the theorem (A4 §1–§2) and keeps Gaussian
 weights:
 
 ``"causal"``
@@ -201,7 +201,7 @@ def relaxation_study(relaxation, ells, *, beta=1.0, draws=1, seed=0, drop_top=3,
         Seed; draw k of size ℓ uses its own stream of ``SeedSequence(seed)``.
     drop_top : int
         Largest values removed from each softmax and linear-model draw before every bulk
-        statistic (finite-ℓ outliers, MATH.md §5), 0 ≤ drop_top < ℓ/4.
+        statistic (finite-ℓ outliers, A4 §5), 0 ≤ drop_top < ℓ/4.
     **options
         ``c``, ``gamma``, ``shared``, ``d_h``, ``tokens`` of
         :func:`attnspec.relaxation_spectra`.

@@ -1,4 +1,4 @@
-r"""Fluctuations of the softmax row sums, measured term by term (MATH.md §5, Lemma 2).
+r"""Fluctuations of the softmax row sums, measured term by term (appendix A4 §5).
 
 The row sum rᵢ = Σₖ e^{βSᵢₖ} of a query qᵢ is, given qᵢ, a sum of ℓ i.i.d. lognormals with
 σ² = ‖qᵢ‖²/d_qk, so the conditional mean of rᵢ given qᵢ is ℓ exp(β²‖qᵢ‖²/(2d_qk)). Relative
@@ -7,8 +7,8 @@ to its mean ℓe^{β²/2} it fluctuates by two terms of the same order when ℓ 
 - the keys: √((e^{β²} − 1)/ℓ) (variance of e^{βg} over ℓ terms);
 - the query norm: β²/√(2d_qk) (‖qᵢ‖²/d_qk has standard deviation √(2/d_qk)).
 
-At β = 1, ℓ = d_qk = 1000 they are 0.041 and 0.022. The theory is
-:func:`attnspec.experiments.thresholds.row_sum_fluctuation`; this module measures both terms
+At β = 1, ℓ = d_qk = 1000 they are 0.041 and 0.022. :func:`row_sum_fluctuation` gives both
+and the exact ratio (the theory); :func:`measure_row_sum_fluctuation` measures both terms
 separately on simulated queries and keys.
 """
 
@@ -19,14 +19,148 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attnspec._validation import check_float, check_int, check_memory, check_rng
-from attnspec.sampling.softmax import gaussian_factors, scores
+from .._validation import (ParameterError, check_beta, check_float, check_int, check_memory,
+                           check_rng)
+from ..sampling.softmax import gaussian_factors, scores
 
-__all__ = ["RowSumTerms", "measure_row_sum_fluctuation"]
+__all__ = ["row_sum_fluctuation", "RowSumFluctuation", "log_row_sum_mean", "RowSumTerms",
+           "measure_row_sum_fluctuation"]
 
 #: β range of the simulation: beyond it the row sums no longer obey the central limit theorem
-#: at any ℓ a computer can hold (MATH.md §5: β < √(log ℓ)).
+#: at any ℓ a computer can hold (A4 §5: β < √(log ℓ)).
 MEASURE_BETA_MAX = 3.0
+
+
+@dataclass(frozen=True)
+class RowSumFluctuation:
+    r"""Relative standard deviation of a softmax row sum rᵢ = Σₖ e^{βSᵢₖ} (appendix A4 §5; this book's derivation).
+
+    Attributes
+    ----------
+    keys : float
+        √((e^{β²} − 1)/ℓ), from the ℓ terms given the query.
+    query : float
+        β²/√(2 d_qk), from the query norm: E[rᵢ | qᵢ] = ℓ exp(β²‖qᵢ‖²/(2d_qk)).
+    total : float
+        √(keys² + query²), the two-term (leading-order) form.
+    exact : float
+        sd(rᵢ)/E[rᵢ] computed exactly (χ² moment generating function); ``inf`` if
+        4β² ≥ d_qk, where E rᵢ² diverges.
+    within_draw : float
+        The exact value of the same ratio for the rows of one matrix (which share the keys):
+        √(exact² − Var(E[rᵢ | K])/E[rᵢ]²); ``inf`` if 4β² ≥ d_qk.
+    log_mean : float
+        log E rᵢ = log ℓ + a₁ = log ℓ − (d_qk/2) log(1 − β²/d_qk), the scale the row sums of
+        :func:`attnspec.experiments.outlier_onset.largest_entries` are divided by.
+    """
+
+    keys: float
+    query: float
+    total: float
+    exact: float
+    within_draw: float
+    log_mean: float
+
+
+def row_sum_fluctuation(beta, ell, d_qk):
+    r"""Relative fluctuation of the softmax row sums, two-term form and exact (A4 §5).
+
+    With scores Sᵢₖ = qᵢ·kₖ/√d_qk (q, k i.i.d. standard Gaussian vectors), given qᵢ the ℓ terms
+    e^{βSᵢₖ} are i.i.d. log-normal with σ² = ‖qᵢ‖²/d_qk, so with ‖qᵢ‖² ~ χ²(d_qk) and
+    aₘ = −(d_qk/2) log(1 − mβ²/d_qk) = log E e^{mβ²σ²/2}:
+
+        E rᵢ = ℓ e^{a₁},   Var rᵢ / (E rᵢ)² = (e^{a₄ − 2a₁} − e^{a₂ − 2a₁})/ℓ + (e^{a₂ − 2a₁} − 1),
+
+    whose leading terms are (e^{β²} − 1)/ℓ (keys) and β⁴/(2 d_qk) (query norm). aₘ is finite
+    iff mβ² < d_qk (E e^{t qₖkₖ} = (1 − t²)^{−1/2} per coordinate pair, for −1 < t < 1 only): the
+    mean needs β² < d_qk, and the variance is infinite when 4β² ≥ d_qk, so ``exact`` and
+    ``within_draw`` are then ``inf`` (E rᵢ² involves E e^{2βSᵢₖ} = e^{a₄}).
+
+    Accuracy, relative to the exact value at the given float inputs (mpmath): within 4e-13
+    for β from 1e-300 to 26, ℓ up to 1e12 and d_qk up to 1e15 while 4β² ≤ 0.9 d_qk (the
+    exponent differences are formed in closed form, without cancellation, and carried in
+    logarithms, so β² may underflow). Next to the divergence the ratio is ill-conditioned:
+    a relative change ε of β moves it by about ε·2β²/(1 − 4β²/d_qk), and the rounding of
+    β²/d_qk does the same, so the error bound is 4e-13 + 2.2e-16·2β²/(1 − 4β²/d_qk)
+    (measured: at most 0.6 of it over d_qk from 1 to 1e9 and 1 − 4β²/d_qk from 0.5 to 1e-14;
+    e.g. 1e-3 relative at d_qk = 100, 4β² = d_qk(1 − 1e-12)). Where the finite exact ratio
+    exceeds the float64 range (1 − 4β²/d_qk below about e^{−2840/d_qk}, reachable in
+    float64 only for d_qk ≳ 80) it is refused rather than returned as ``inf``, which would
+    claim the divergence itself.
+
+    Parameters
+    ----------
+    beta : float
+        Inverse temperature 0 < β ≤ 26 (``BETA_MAX``), with β² < d_qk.
+    ell, d_qk : int
+        Tokens ℓ ≥ 1 and query/key width d_qk ≥ 1.
+
+    Returns
+    -------
+    RowSumFluctuation
+
+    Raises
+    ------
+    ParameterError
+        (a ``ValueError``) If an argument is out of its range; if β² ≥ d_qk, where E rᵢ is
+        infinite and the ratio sd(rᵢ)/E rᵢ has no value (named ``beta``); or if the finite
+        exact ratio exceeds the float64 range (4β² just below d_qk, named ``beta``): ``inf``
+        is reserved for 4β² ≥ d_qk, where the variance really is infinite.
+    """
+    beta = check_beta(beta)
+    ell = check_int("ell", ell, min=1)
+    d_qk = check_int("d_qk", d_qk, min=1)
+    if beta * beta >= d_qk:
+        raise ParameterError(f"beta**2 must be < d_qk (E r_i is infinite otherwise, so "
+                         f"sd(r_i)/E r_i has no value); got beta={beta!r}, d_qk={d_qk!r}")
+    log_b2, log_ell = 2 * math.log(beta), math.log(ell)
+    keys = math.exp(0.5 * (_log_expm1_from_log(log_b2) - log_ell))
+    query = math.exp(log_b2 - 0.5 * math.log(2 * d_qk))
+    exact = within = math.inf                               # E rᵢ² = ∞ when 4β² ≥ d_qk
+    if 4 * beta * beta < d_qk:
+        # the differences of exponents in closed form, free of cancellation at small β:
+        # with x = β²/d, y = x/(1−x) and w = 2x/(1−2x),
+        #   u = a₂ − 2a₁ = −(d/2) log1p(−y²) = β⁴/(2d(1−x)²) · ρ(y²),
+        #   v = a₄ − a₂ = −(d/2) log1p(−w)  = β²/(1−2x) · ρ(w),   ρ(z) = −log1p(−z)/z,
+        # taken in logarithms from log β², which does not underflow
+        x = beta * beta / d_qk
+        y, w = x / (1 - x), 2 * x / (1 - 2 * x)
+        log_u = (2 * log_b2 - math.log(2 * d_qk) - 2 * math.log1p(-x)
+                 + math.log(_log1p_ratio(y * y)))
+        log_v = log_b2 - math.log1p(-2 * x) + math.log(_log1p_ratio(w))
+        # in logarithms, so that a ratio near the divergence does not overflow on the way
+        log_query = _log_expm1_from_log(log_u)              # Var(E[r|q]) / (E r)²
+        log_key = math.exp(log_u) + _log_expm1_from_log(log_v) - log_ell
+        # rows of one matrix share K: subtract Var(E[r|K]) / (E r)² = query part / ℓ
+        log_shared = log_query + math.log1p(-1 / ell) if ell > 1 else -math.inf
+        try:
+            exact = math.exp(0.5 * np.logaddexp(log_key, log_query))
+            within = math.exp(0.5 * np.logaddexp(log_key, log_shared))
+        except OverflowError:
+            raise ParameterError(
+                f"beta={beta!r} is too close to sqrt(d_qk)/2 for d_qk={d_qk!r}: the finite "
+                f"sd(r_i)/E r_i exceeds the float64 range (4 beta**2 = {4 * beta * beta!r})"
+            ) from None
+    return RowSumFluctuation(keys, query, math.hypot(keys, query), exact, within,
+                             log_row_sum_mean(beta, ell, d_qk))
+
+
+def log_row_sum_mean(beta, ell, d_qk):
+    """log E rᵢ = log ℓ + a₁, a₁ = −(d_qk/2) log(1 − β²/d_qk) (A4 §5; needs β² < d_qk)."""
+    return math.log(ell) - 0.5 * d_qk * math.log1p(-beta * beta / d_qk)
+
+
+def _log_expm1_from_log(log_v):
+    """log(e^v − 1) from log v: no underflow for tiny v, no overflow for large v."""
+    if log_v < -30.0:                       # v < 1e-13: log(expm1(v)/v) = v/2 + O(v²)
+        return log_v + 0.5 * math.exp(log_v)
+    v = math.exp(log_v)
+    return v + math.log1p(-math.exp(-v)) if v > 30.0 else math.log(math.expm1(v))
+
+
+def _log1p_ratio(z):
+    """−log1p(−z)/z for 0 ≤ z < 1 (1 at z = 0)."""
+    return -math.log1p(-z) / z if z > 0 else 1.0
 
 
 @dataclass(frozen=True)
@@ -60,7 +194,7 @@ def measure_row_sum_fluctuation(ell, d_qk, beta, draws=1, rng=None):
     -------
     RowSumTerms
         Measured ``keys``, ``query``, ``total``, comparable with the leading-order terms of
-        :func:`attnspec.experiments.thresholds.row_sum_fluctuation`;
+        :func:`row_sum_fluctuation`;
         their relative sampling error is about 1/√(2ℓ·draws).
     """
     ell = check_int("ell", ell, min=2)

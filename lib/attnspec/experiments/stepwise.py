@@ -1,4 +1,4 @@
-"""The stepwise chain, measured: bulk spectra of its six matrices and their distances (MATH.md §4).
+"""The stepwise chain, measured: bulk spectra of its six matrices and their distances (A4 §4).
 
 :func:`stepwise_spectra` is the per-draw function of chapter 4's sweep (module level, so
 :func:`attnspec.sweep` can run it in worker processes); :func:`compare_bulks` turns two families
@@ -30,7 +30,7 @@ STEPWISE_LABELS = {
 
 
 def stepwise_spectra(ell, d_qk, beta, rng=None, *, degree=3, drop_top=3, surrogate=True):
-    r"""Bulk spectra of the six matrices of the stepwise chain, from one draw (MATH.md §4).
+    r"""Bulk spectra of the six matrices of the stepwise chain, from one draw (A4 §4).
 
     Parameters
     ----------
@@ -73,7 +73,7 @@ def stepwise_spectra(ell, d_qk, beta, rng=None, *, degree=3, drop_top=3, surroga
 
 
 def compare_bulks(spectra, reference):
-    r"""Three distances between two families of spectra, one spectrum per draw (MATH.md §4).
+    r"""Three distances between two families of spectra, one spectrum per draw (A4 §4).
 
     Parameters
     ----------

@@ -41,7 +41,7 @@ class MomentRow:
     label, kind : str
         Human-readable name and where the tie acts (:data:`attnspec.sampling.ties.TIE_LABELS`, :data:`~attnspec.sampling.ties.TIE_KINDS`).
     m1_theory, m2_theory : float
-        Closed-form limits (MATH.md §6 (a)–(c)).
+        Closed-form limits (A4 §6 (a)–(c)).
     m1, m1_se, m2, m2_se : float
         Softmax attention: mean over draws of the empirical moments and its standard error.
     m2_equivalent, m2_equivalent_se : float

@@ -1,4 +1,4 @@
-"""Free-probability solver behind :class:`attnspec.MultiHeadLaw` (MATH.md §6, chapter A1).
+"""Free-probability solver behind :class:`attnspec.MultiHeadLaw` (A4 §6, chapter A1).
 
 The limiting law of the squared singular values of the multi-head output is the end of a chain
 of free convolutions.  Every step of the chain is *explicit in the backward direction*: starting
@@ -23,70 +23,11 @@ import numpy as np
 
 from ..hermite import noise_variance, total_variance
 from .ladder import continue_to_axis
-from .series import free_cumulant_moments, free_cumulants, series_product, series_reverse
+from .roots import few_points, newton_converged
+from .series import free_cumulant_moments, free_cumulants, times_mp
 from .transforms import mp_edges, mp_moment, nu_inf_free_cumulants, nu_inf_inverse_cauchy
 
-__all__ = ["Chain", "Jet", "Point"]
-
-
-class Jet:
-    """A complex value with its derivative with respect to the Newton unknown (forward mode)."""
-
-    __slots__ = ("v", "d")
-
-    def __init__(self, v, d):
-        self.v, self.d = v, d
-
-    @staticmethod
-    def _lift(o):
-        return o if isinstance(o, Jet) else Jet(o, 0.0)
-
-    def __add__(self, o):
-        o = Jet._lift(o)
-        return Jet(self.v + o.v, self.d + o.d)
-
-    __radd__ = __add__
-
-    def __sub__(self, o):
-        o = Jet._lift(o)
-        return Jet(self.v - o.v, self.d - o.d)
-
-    def __rsub__(self, o):
-        return Jet._lift(o) - self
-
-    def __neg__(self):
-        return Jet(-self.v, -self.d)
-
-    def __mul__(self, o):
-        o = Jet._lift(o)
-        return Jet(self.v * o.v, self.d * o.v + self.v * o.d)
-
-    __rmul__ = __mul__
-
-    def __truediv__(self, o):
-        o = Jet._lift(o)
-        q = self.v / o.v
-        return Jet(q, (self.d - q * o.d) / o.v)
-
-    def __rtruediv__(self, o):
-        return Jet._lift(o) / self
-
-
-def jsqrt(u):
-    """Principal square root of a Jet."""
-    r = np.sqrt(u.v)
-    return Jet(r, u.d / (2 * r))
-
-
-def mp_cauchy(r, y):
-    """Cauchy transform of Marchenko–Pastur with ratio ``y`` and mean 1 (atom 1 - 1/y if y > 1).
-
-    ``G(r) = [r + y - 1 - sqrt(r - e_-) sqrt(r - e_+)] / (2 y r)``, ``e_± = (1 ± sqrt y)²``; the
-    product of two principal roots is the branch analytic off ``[e_-, e_+]`` with ``G ~ 1/r``.
-    """
-    em, ep = mp_edges(y)
-    root = jsqrt(r - em) * jsqrt(r - ep)
-    return (r + (y - 1) - root) / (2 * y * r)
+__all__ = ["Chain", "Point"]
 
 
 def _sqrt(u):
@@ -94,19 +35,11 @@ def _sqrt(u):
     return cmath.sqrt(u) if isinstance(u, complex) else np.sqrt(u)
 
 
-#: :meth:`Chain.evaluate` runs point by point in Python complex arithmetic up to this many
-#: points: there numpy's overhead per operation (~1 µs) dwarfs the arithmetic (~0.05 µs)
-SCALAR_POINTS = 8
-
-
-def _polished(size, previous, tol):
-    """:meth:`Chain.polish`'s stop after a relative Newton step ``size`` (the one before:
-    ``previous``): size ≤ tol, or size ≤ 1e-6 and size³ ≤ 1e-20·previous² (arrays or floats)."""
-    return (size <= tol) | ((size <= 1e-6) & (size ** 3 <= 1e-20 * previous ** 2))
-
-
 def _mp_cauchy_explicit(r, y):
-    """:func:`mp_cauchy` and its derivative dG/dr on complex arrays or Python complex."""
+    """Cauchy transform of Marchenko–Pastur with ratio ``y`` and mean 1 (atom 1 − 1/y if
+    y > 1), G(r) = [r + y − 1 − √(r − e₋)√(r − e₊)]/(2yr), e± = (1 ± √y)² (the product of
+    two principal roots is the branch analytic off [e₋, e₊] with G ~ 1/r), and its derivative
+    dG/dr, on complex arrays or Python complex."""
     em, ep = mp_edges(y)
     root = _sqrt(r - em) * _sqrt(r - ep)
     inv = 1 / ((2 * y) * r)
@@ -154,49 +87,18 @@ class Chain:
         object.__setattr__(self, "alpha2", float(noise_variance(self.beta)) / self.unit)
         object.__setattr__(self, "b2", self.beta ** 2 / self.unit)
 
-    # ---- generic arithmetic form (works on Jets, arrays and the test oracles' rationals) --------
-    def _head_untied(self, g):
-        """Attention core ν∞(β, c) then the value map ⊠ MP(a), parametrised by the symmetrised
-        Cauchy variable g of ν∞:  K(g) = 1/g + α²g + β²g/(1 - cβ²g²)."""
-        K = nu_inf_inverse_cauchy(g, self.alpha2, self.b2, self.c)
-        tau = 1 - self.a + self.a * g * K   # = 1 - a + a w3 G_nu(w3)
-        return K * K * tau, (g / K) / tau
-
-    def _head_kv(self, p):
-        """Key–value tie: T_h = G Σ Gᵀ/d_h, Σ = (β²/y)Ĉ² + α²Ĉ, Ĉ ~ MP(y), y = d_h/ℓ = 1/c.
-        Silverstein–Bai: w2 = 1/p + y ∫ τ(x)/(1 - p τ(x)) dMP_y(x), τ(x) = Σ(x)/y."""
-        y = 1.0 / self.c
-        P2 = self.b2 / y ** 2
-        P1 = self.alpha2 / y
-        q = -0.5 * (P1 + jsqrt(P1 * P1 + 4 * P2 / p))
-        r2 = q / P2
-        r1 = -1 / (p * q)
-        inner = (mp_cauchy(r2, y) - mp_cauchy(r1, y)) / (r1 - r2)
-        J = -inner / (p * P2)
-        return 1 / p + y * (J - 1) / p, p
-
-    def z_of(self, p):
-        """Backward map: per-head parameter p -> (z, G_Y(z)) by generic arithmetic (Jets, the
-        test oracles); the solver uses the explicit :meth:`evaluate`."""
-        w2, Gh = self._head_kv(p) if self.kind == "kv" else self._head_untied(p)
-        H = self.heads
-        GT = H * Gh
-        w1 = w2 - (H - 1) / GT
-        tauY = 1 - self.gamma + self.gamma * w1 * GT
-        return w1 * tauY, GT / tauY
-
-    # ---- explicit form with derivatives (the solver's hot path) -----------------------------
+    # ---- the backward map with derivatives (A1, eq. mhl-backward) ----------------------------
     def evaluate(self, p):
         """The backward map at p (complex array) with exact derivatives: a :class:`Point`.
 
         Untied (A1, eq. mhl-backward): ζ = K(g), G_ν = g/ζ, τ_h = 1 − a + a g ζ,
         ω = ζ²τ_h, G_h = G_ν/τ_h; kv: ω from the Silverstein–Bai equation, G_h = p.  Then
         G_T = H G_h, w = ω − (H − 1)/G_T, τ = 1 − γ + γ w G_T, z = w τ, G_Y = G_T/τ.
-        Up to ``SCALAR_POINTS`` finite points are evaluated one by one in Python complex
+        Up to ``FEW_POINTS`` finite points are evaluated one by one in Python complex
         arithmetic (:meth:`_evaluate_scalars`), the same formulas as on arrays.
         """
         if (isinstance(p, np.ndarray) and p.dtype == complex and p.ndim == 1
-                and 0 < p.size <= SCALAR_POINTS):
+                and 0 < p.size and few_points(p.size)):
             pt = self._evaluate_scalars(p)
             if pt is not None:
                 return pt
@@ -242,6 +144,8 @@ class Chain:
                 up + [w1, w2], down + [Gh, GY])
 
     def _untied_explicit(self, g):
+        """Attention core ν∞(β, c) then the value map ⊠ MP(a), parametrised by the symmetrised
+        Cauchy variable g of ν∞ (K(g) = 1/g + α²g + β²g/(1 − cβ²g²)), with derivatives."""
         a = self.a
         K, dK = nu_inf_inverse_cauchy(g, self.alpha2, self.b2, self.c, derivative=True)
         u = g / K
@@ -253,7 +157,10 @@ class Chain:
                 [K], [u, g])
 
     def _kv_explicit(self, p):
-        """:meth:`_head_kv` with its derivative.  q solves q² + P₁q = P₂/p, so
+        """Key–value tie: T_h = G Σ Gᵀ/d_h, Σ = (β²/y)Ĉ² + α²Ĉ, Ĉ ~ MP(y), y = d_h/ℓ = 1/c;
+        Silverstein–Bai: w₂ = 1/p + y ∫ τ(x)/(1 − p τ(x)) dMP_y(x), τ(x) = Σ(x)/y, by the
+        roots r₁, r₂ of the integrand's quadratic; with its derivative.  q solves
+        q² + P₁q = P₂/p, so
         dq/dp = P₂/(p²√disc), and r₁ + r₂ = −P₁/P₂ gives dr₂/dp = −dr₁/dp = 1/(p²√disc)."""
         y = 1.0 / self.c
         P2 = self.b2 / y ** 2
@@ -302,26 +209,17 @@ class Chain:
         return 1 / np.sqrt(w2) if self.kind == "untied" else 1 / w2
 
     # ---- solvers ----------------------------------------------------------------------------
-    def newton(self, z, p, iters):
-        """``iters`` ≥ 1 Newton steps on z(p) = z (arrays); returns p, and z'(p) and G_Y at the
-        last point evaluated (one step before p: good enough for the next predictor)."""
-        for _ in range(iters):
-            pt = self.evaluate(p)
-            p = p - (pt.z - z) / pt.dz
-        return p, pt.dz, pt.G
-
     def polish(self, z, p, least, most=60, tol=1e-14):
         """At least ``least`` and at most ``most`` Newton steps on z(p) = z: from its
-        ``least``-th step on, a point stops after a step s (relative to p) with s ≤ tol, or
-        s ≤ 1e-6 and s³/s_prev² ≤ 1e-20 (the error left after it, predicted from the
-        observed quadratic contraction; near an edge Newton is only linear, and the
-        prediction is not small).  Once at most ``SCALAR_POINTS`` points are left, each
-        finishes on its own in Python complex arithmetic (:meth:`_polish_one`)."""
+        ``least``-th step on, a point stops by
+        :func:`~attnspec.freeprob.roots.newton_converged`.  Once few points are left
+        (:func:`~attnspec.freeprob.roots.few_points`), each finishes on its own in Python
+        complex arithmetic (:meth:`_polish_one`)."""
         p = np.array(p, dtype=complex)
         active = np.ones(p.shape, bool)
         previous = np.zeros(p.shape)
         for k in range(1, most + 1):
-            if k > least and np.count_nonzero(active) <= SCALAR_POINTS:
+            if k > least and few_points(np.count_nonzero(active)):
                 for i in np.flatnonzero(active).tolist():
                     p[i] = self._polish_one(complex(z[i]), complex(p[i]), float(previous[i]),
                                             most - k + 1, tol)
@@ -331,7 +229,7 @@ class Chain:
             step = (pt.z - z[active]) / pt.dz
             p[active] = q - step
             size = np.abs(step) / np.abs(q)
-            done = _polished(size, previous[active], tol)
+            done = newton_converged(size, previous[active], tol)
             previous[active] = size
             if k >= least:
                 active[active] = ~done
@@ -348,7 +246,7 @@ class Chain:
                 value, slope = self.at(p)[:2]
                 step = (value - z) / slope
                 p, size = p - step, abs(step) / abs(p)
-                if _polished(size, previous, tol):
+                if newton_converged(size, previous, tol):
                     break
                 previous = size
         except (ZeroDivisionError, OverflowError, ValueError):
@@ -356,22 +254,16 @@ class Chain:
         return p
 
     def solve_from(self, x, p, most=30, near=2.5, root=1):
-        """Newton on z(p)^{1/root} = x^{1/root} from the guesses p (x > 0 real), steps longer
-        than |p|/2 shortened to |p|/2 (near a hard edge z ≈ C(p − p₀)^k: plain Newton,
-        root = 1, approaches the root monotonically along its ray, the distance to p₀
-        shrinking by 1 − 1/k per step; with 1 < root ≤ k by 1 − root/k, still monotonically,
-        so root = 2 is exact for k = 2 and three times faster for k = 3, whereas Newton on
-        log z, root → ∞, overshoots to a neighbouring root of the cluster around p₀).
-        ``root`` is a positive integer or an array of them (one per point): root = k, the
-        order of the zero, converges quadratically near such an edge.
+        """Newton on z(p)^{1/root} = x^{1/root} from the guesses p (x > 0 real).
 
-        A point stops after the step that follows |z − x| ≤ 1e-15 x or |Δp| ≤ 1e-14 |p|,
-        or when its residual, below 1e-10 x, stops falling (the rounding level of z), or
-        after a step s_k ≤ 1e-6 whose error, predicted from the observed quadratic
-        contraction, s_k³/s_{k−1}² (relative to p), is ≤ 1e-20.  Returns (Point at the
-        solutions, ok) with ok where |z − x| ≤ 1e-10 x on the physical sheet
-        (:meth:`physical`) within ``near`` of the guess in log p (a root far from a good
-        guess may belong to another sheet even when it passes :meth:`physical`)."""
+        ``root``: a positive integer or one per point; root = k, the order of the zero of a
+        hard edge z ≈ C(p − p₀)^k, converges quadratically there.  Steps longer than |p|/2 are
+        shortened to |p|/2.  A point stops by
+        :func:`~attnspec.freeprob.roots.newton_converged` (tol 1e-14), after |z − x| ≤ 1e-15 x,
+        or when its residual, below 1e-10 x, stops falling.  Returns
+        (Point at the solutions, ok), ok where |z − x| ≤ 1e-10 x on the physical sheet
+        (:meth:`physical`) within ``near`` of the guess in log p.  Why each rule: chapter A1,
+        "The backward map and the algorithm"."""
         p = np.array(p, dtype=complex)
         start = p.copy()
         idx = np.arange(p.size)                 # the points still iterating, compacted
@@ -380,7 +272,7 @@ class Chain:
         plain = bool((ra == 1).all())
         rounding, exact = 1e-10 * xa, 1e-15 * xa
         half = np.full(p.shape, np.inf)         # half the residual at the previous step
-        bound = np.zeros(p.shape)               # 1e-20 (last full Newton step)² (0: none)
+        previous = np.zeros(p.shape)            # the last full Newton step (0: none)
         with np.errstate(all="ignore"):
             for _ in range(most):
                 pt = self.evaluate(q)
@@ -394,8 +286,7 @@ class Chain:
                                / (pt.dz[k] * q[k]))
                 size = np.abs(step)
                 falling = np.isfinite(step) & ((res < half) | (res > rounding))
-                go = falling & (size > 1e-14) & (res > exact)
-                go &= (size > 1e-6) | (size * size * size > bound)
+                go = falling & (res > exact) & ~newton_converged(size, previous, 1e-14)
                 long = size > 0.5
                 if long.any():
                     step = np.where(long, 0.5 * step / size, step)
@@ -403,14 +294,14 @@ class Chain:
                 moved = q * (1 - step)                          # a last step when done
                 q = moved if falling.all() else np.where(falling, moved, q)
                 if go.all():
-                    half, bound = 0.5 * res, 1e-20 * (size * size)
+                    half, previous = 0.5 * res, size
                     continue
                 p[idx] = q
                 if not go.any():
                     break
                 idx, q, xa, rounding, exact = idx[go], q[go], xa[go], rounding[go], exact[go]
                 ra = ra if plain else ra[go]
-                half, bound = 0.5 * res[go], 1e-20 * (size[go] * size[go])
+                half, previous = 0.5 * res[go], size[go]
             else:
                 p[idx] = q
             pt = self.evaluate(p)
@@ -492,8 +383,9 @@ class Chain:
             return (last[0].z - z) / last[0].dz, 1 / last[0].dz
 
         with np.errstate(all="ignore"):
-            # the top level from the large-|z| guess: two Newton steps, then the ladder
-            p_top = self.newton(x + 1j * scale * top, self.initial(x + 1j * scale * top), 1)[0]
+            # the top level from the large-|z| guess: one Newton step, then the ladder
+            z_top = x + 1j * scale * top
+            p_top = self.polish(z_top, self.initial(z_top), 1, 1)
             p = continue_to_axis(x, newton_step, lambda z: p_top, scale, top=top,
                                  bottom=low / scale, levels=levels, newton_steps=iters,
                                  tol=0.0, tangent=True)
@@ -504,13 +396,6 @@ class Chain:
 
 
 # ---- moments by exact power-series arithmetic (S- and R-transforms) ----------------------------
-def times_mp(m, ratio, n):
-    """Moments of μ ⊠ MP(ratio) (MP of mean 1): S-transform times 1/(1 + ratio·w)."""
-    chi = series_reverse(np.concatenate([[0.0], m[:n]]), n)
-    geometric = (-ratio) ** np.arange(n + 1)                       # 1/(1 + ratio w)
-    return series_reverse(series_product(chi, geometric, n), n)[1:]
-
-
 def chain_moments(chain, n):
     """Moments m_1..m_n of the output law of ``chain`` (exact series arithmetic), in units of
     ``chain.unit`` (m_k/unit^k)."""

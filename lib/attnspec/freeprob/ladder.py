@@ -1,4 +1,4 @@
-"""One η-continuation ladder for Cauchy transforms on the real axis (MATH.md §3).
+"""One η-continuation ladder for Cauchy transforms on the real axis (A4 §3).
 
 ``continue_to_axis(x, step, start, scale)`` solves an equation ``F(g; z) = 0`` for the
 Cauchy transform ``g = G(z)`` at ``z = x + iη`` for a decreasing geometric ladder of η
@@ -28,7 +28,7 @@ LADDER_LEVELS, NEWTON_STEPS = 30, 40
 
 def continue_to_axis(x, step, start, scale, *, top=4.0, bottom=1e-10, levels=LADDER_LEVELS,
                      newton_steps=NEWTON_STEPS, tol=1e-13, tangent=False):
-    r"""G(x + iη) at the bottom of a geometric ladder of η, for real points x (MATH.md §3).
+    r"""G(x + iη) at the bottom of a geometric ladder of η, for real points x (A4 §3).
 
     Parameters
     ----------

@@ -18,6 +18,11 @@ API (shared by :mod:`attnspec.laws` and the multi-head laws)
     All roots of one cubic with real coefficients, in Python scalars (Kahan's method).
 ``quartic_discriminant_sign(coeffs)``
     The exact sign of a quartic's discriminant (integer arithmetic): how many roots are real.
+``newton_converged(size, previous, tol)``
+    The one stopping rule of the multi-head chain's Newton drivers.
+``few_points(count)``
+    Whether ``count`` points are few enough (``FEW_POINTS``) for the fast paths that treat
+    them one by one in Python scalars instead of numpy arrays.
 ``last_axis_take(values, index)``
     ``take_along_axis`` on the last axis, without its overhead.
 ``physical_root(coeffs)``
@@ -27,7 +32,7 @@ API (shared by :mod:`attnspec.laws` and the multi-head laws)
     it returns the root of smallest imaginary part magnitude, which is real up to rounding
     (so the density ``−Im G/π`` is 0 up to ~1e-8 there; callers clip by support).
 
-Why the selection is right (MATH.md §3): for real ``x`` in the bulk ``G(x + i0)`` is non-real
+Why the selection is right (A4 §3): for real ``x`` in the bulk ``G(x + i0)`` is non-real
 with ``Im G < 0``, and its conjugate is also a root; if the polynomial has at most one
 non-real pair, that pair is the physical one. Cubics with real coefficients always qualify;
 for the quartic of :class:`attnspec.AttentionLaw` the property is checked against an
@@ -42,11 +47,35 @@ import math
 
 import numpy as np
 
-__all__ = ["cubic_roots", "quartic_roots", "quartic_pair", "polish", "polish_roots",
-           "real_cubic_roots", "quartic_discriminant_sign", "physical_root", "last_axis_take"]
+__all__ = ["few_points", "FEW_POINTS", "newton_converged", "cubic_roots", "quartic_roots",
+           "quartic_pair", "polish", "polish_roots", "real_cubic_roots",
+           "quartic_discriminant_sign", "physical_root", "last_axis_take"]
 
 _OMEGAS = np.exp(2j * np.pi / 3 * np.arange(3))      # the cube roots of unity
 _PAIR = np.array([1.0, -1.0])
+
+
+#: Up to this many points, a computation runs point by point in Python scalars (or, for a series
+#: sum, term by term) rather than on numpy arrays, whose overhead per operation (~1 µs) dwarfs
+#: the arithmetic of a few points (~0.05 µs): the one threshold of every such fast path
+#: (``Chain.evaluate`` and ``Chain.polish``, AttentionLaw's Newton steps, the Chebyshev series
+#: sum of the laws).
+FEW_POINTS = 16
+
+
+def few_points(count):
+    """True when ``count`` points are few enough (≤ ``FEW_POINTS``) for the Python-scalar
+    fast path."""
+    return count <= FEW_POINTS
+
+
+def newton_converged(size, previous, tol):
+    """The one stopping rule of the library's Newton drivers on the multi-head chain
+    (``Chain.polish``, ``Chain.solve_from``, the edges of ``MultiHeadLaw``): done after a
+    relative step ``size`` (the one before: ``previous``, 0 for none) with size ≤ ``tol``, or
+    size ≤ 1e-6 and size³ ≤ 1e-20·previous², the error left after it predicted from the
+    observed quadratic contraction (arrays or floats)."""
+    return (size <= tol) | ((size <= 1e-6) & (size ** 3 <= 1e-20 * previous ** 2))
 
 
 def _cube_root(u):
@@ -302,7 +331,7 @@ def real_cubic_roots(a3, a2, a1, a0):
 
 def physical_root(coeffs, steps=3):
     """``G(x + i0)``: the root of smallest imaginary part, Newton-polished (module docs;
-    MATH.md §3: the physical branch of K(g) = x)."""
+    A4 §3: the physical branch of K(g) = x)."""
     solver = {4: cubic_roots, 5: quartic_roots}[len(coeffs)]
     roots = solver(*coeffs)
     g = np.take_along_axis(roots, np.argmin(roots.imag, axis=-1)[..., None], axis=-1)[..., 0]

@@ -1,18 +1,19 @@
-"""Free cumulants ↔ moments, and the truncated power-series arithmetic behind them (MATH.md §3).
+"""Free cumulants ↔ moments, and the truncated power-series arithmetic behind them (A4 §3).
 
 ``free_cumulant_moments(cumulants, n)`` returns the moments ``m_0..m_n`` of a law from its
 free cumulants, by the generating-function identity M(x) = 1 + Σ_j κ_j x^j M(x)^j;
 ``free_cumulants(moments, n)`` goes back.  ``series_product``, ``series_compose`` and
 ``series_reverse`` are the truncated power-series operations (coefficient arrays, lowest
-order first) that the S-transform arithmetic of :mod:`attnspec.freeprob.chains` uses.
+order first); ``times_mp(m, ratio, n)`` the moments of μ ⊠ MP(ratio) by them (the S-transform
+arithmetic of :mod:`attnspec.freeprob.chains`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["free_cumulant_moments", "free_cumulants", "series_product", "series_compose",
-           "series_reverse"]
+__all__ = ["free_cumulant_moments", "free_cumulants", "times_mp", "series_product",
+           "series_compose", "series_reverse"]
 
 
 def free_cumulant_moments(cumulants, n):
@@ -35,7 +36,7 @@ def free_cumulant_moments(cumulants, n):
     -----
     The generating functions satisfy :math:`M(x) = 1 + \sum_j \kappa_j x^j M(x)^j`, so
     :math:`m_n = \sum_{j=1}^{n} \kappa_j [x^{n-j}] M(x)^j`, which only needs
-    :math:`m_0, …, m_{n-1}` (the sum over non-crossing partitions, MATH.md §3). Exact up to
+    :math:`m_0, …, m_{n-1}` (the sum over non-crossing partitions, A4 §3). Exact up to
     rounding; O(n³) operations.
 
     Examples
@@ -108,7 +109,7 @@ def free_cumulants(moments, n):
     :func:`free_cumulant_moments`).
 
     With ψ(t) = Σ_{k≥1} m_k t^k and u(t) = t M(t) = t(1 + ψ(t)), the R-series
-    C(u) = Σ κ_k u^k satisfies C(t M(t)) = ψ(t), so C = ψ ∘ u^{-1} (MATH.md §3).
+    C(u) = Σ κ_k u^k satisfies C(t M(t)) = ψ(t), so C = ψ ∘ u^{-1} (A4 §3).
 
     >>> free_cumulants([1.0, 2.0, 5.0], 3).tolist()   # MP(1): Catalan moments, κ_k = 1
     [1.0, 1.0, 1.0]
@@ -117,3 +118,11 @@ def free_cumulants(moments, n):
     psi = np.concatenate([[0.0], m])
     t_of_m = np.concatenate([[0.0, 1.0], m[: n - 1]])
     return series_compose(psi, series_reverse(t_of_m, n), n)[1:]
+
+
+def times_mp(m, ratio, n):
+    """Moments m_1..m_n of μ ⊠ MP(ratio) (MP of mean 1) from those of μ (``m``, from m_1):
+    the S-transform times 1/(1 + ratio·w), by series reversion."""
+    chi = series_reverse(np.concatenate([[0.0], m[:n]]), n)
+    geometric = (-ratio) ** np.arange(n + 1)                       # 1/(1 + ratio w)
+    return series_reverse(series_product(chi, geometric, n), n)[1:]

@@ -1,4 +1,4 @@
-"""Cauchy transforms, R-transforms and subordination, solved numerically (MATH.md §3).
+"""Cauchy transforms, R-transforms and subordination, solved numerically (A4 §3).
 
 Vectorised Newton iterations continued down a ladder of η values (z = x + iη, η → 0⁺) turn an
 R-transform or a subordination equation into a density on a grid; :func:`tabulated_cdf`
@@ -68,7 +68,7 @@ def density_from_r_transform(R, x, *, scale=None, dR=None):
     The free additive convolution adds R-transforms, R_{μ⊞ν} = R_μ + R_ν, so this one
     function gives the density of any free sum whose R-transforms are known in closed form
     (semicircle: R(g) = σ²g; Marchenko–Pastur with ratio λ and scale 1: R(g) = 1/(1 − λg)).
-    Recipe (MATH.md §3): vectorised Newton on K(g) = x + iη, continued down a geometric
+    Recipe (A4 §3): vectorised Newton on K(g) = x + iη, continued down a geometric
     ladder of η from 4·scale to 1e-10·scale starting at g = 1/(x + iη₀), staying in
     Im g ≤ 0. Continuation in η at fixed x (never along the real axis) keeps the physical
     sheet.
@@ -127,7 +127,7 @@ def semicircle_subordination_density(atoms, var, x, weights=None, *, scale=None)
     :math:`G(z) = G_\mu(z - \sigma^2 G(z))`, with :math:`G_\mu(\omega) = \sum_i w_i/(\omega - a_i)`;
     the map z ↦ ω(z) = z − σ²G(z) is the subordination function. The equation is solved by
     Newton's method on the same η ladder as :func:`density_from_r_transform`. This is the
-    equation of the single-head theorem (MATH.md §3) with μ the symmetrised law of βW/√ℓ.
+    equation of the single-head theorem (A4 §3) with μ the symmetrised law of βW/√ℓ.
     """
     a = np.asarray(atoms, dtype=np.float64).ravel()
     if a.size == 0 or not np.isfinite(a).all():

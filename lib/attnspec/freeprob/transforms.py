@@ -1,4 +1,4 @@
-"""Closed forms of the laws of MATH.md §2–§3: K(g) and the free cumulants of ν_∞, the
+"""Closed forms of the laws of A4 §2–§3: K(g) and the free cumulants of ν_∞, the
 Marchenko–Pastur edges and moments, the edges of the score-product law M.
 
 Each formula lives here once and is called by the laws (:mod:`attnspec.laws`) and the
@@ -19,7 +19,7 @@ __all__ = ["nu_inf_inverse_cauchy", "nu_inf_free_cumulants", "mp_edges", "mp_mom
 
 
 def nu_inf_inverse_cauchy(g, alpha2, beta2, c, derivative=False):
-    r"""K(g) of the symmetrised ν_∞ (MATH.md §3), and optionally K′(g).
+    r"""K(g) of the symmetrised ν_∞ (A4 §3), and optionally K′(g).
 
     .. math:: K(g) &= \frac1g + α^2 g + \frac{β^2 g}{1 - cβ^2 g^2} \\
                    &= \frac{1 + β^2(1 - c) g^2}{g(1 - cβ^2 g^2)} + α^2 g,
@@ -57,7 +57,7 @@ def nu_inf_inverse_cauchy(g, alpha2, beta2, c, derivative=False):
 
 
 def nu_inf_free_cumulants(n, beta, c, *, unit=1.0):
-    r"""Free cumulants κ_1..κ_n of the symmetrised ν_∞ (MATH.md §3), in units of ``unit``.
+    r"""Free cumulants κ_1..κ_n of the symmetrised ν_∞ (A4 §3), in units of ``unit``.
 
     κ₂ = s = e^{β²} − 1, κ_{2j} = c^{j−1} β^{2j} (j ≥ 2), odd cumulants 0; returned as
     κ_{2j}/unit^j (``unit = s`` gives the scaled law of κ₂ = 1, without overflow).
@@ -78,7 +78,7 @@ def nu_inf_free_cumulants(n, beta, c, *, unit=1.0):
 
 def mp_edges(ratio, scale=1.0):
     """Edges ``(σ²(1 − √λ)², σ²(1 + √λ)²)`` of the Marchenko–Pastur law MP(λ, σ²)
-    (MATH.md §2: 4s for the prior model's MP(1, s)).
+    (A4 §2: 4s for the prior model's MP(1, s)).
 
     >>> mp_edges(1.0, 2.0)
     (0.0, 8.0)
@@ -89,7 +89,7 @@ def mp_edges(ratio, scale=1.0):
 
 def mp_moment(k, ratio, scale=1.0):
     r"""k-th moment of MP(λ, σ²): :math:`σ^{2k}\sum_{r<k} \frac{λ^r}{r+1}\binom{k}{r}
-    \binom{k-1}{r}` (Narayana polynomials; MATH.md §2: MP(1, s) has m₂ = 2s²); ``inf``
+    \binom{k-1}{r}` (Narayana polynomials; A4 §2: MP(1, s) has m₂ = 2s²); ``inf``
     beyond the float range.
 
     >>> [mp_moment(k, 1.0) for k in range(5)]
@@ -103,7 +103,7 @@ def mp_moment(k, ratio, scale=1.0):
 
 
 def score_product_critical_values(c):
-    r"""The two critical values (x(z₋), x(z₊)) of the law of M = WWᵀ/ℓ (MATH.md §3), x(z) =
+    r"""The two critical values (x(z₋), x(z₊)) of the law of M = WWᵀ/ℓ (A4 §3), x(z) =
     (1 + z)²(1 + cz)/z at the zeros z± = (−1 ± √(1 + 8c))/(4c) of x′: x(z₊) > 0 is the right
     edge e_M(c); x(z₋) is the left edge for c > 1, 0 at c = 1 and negative for c < 1 (where
     the density turns from ~x^(−2/3) above the modulus of x(z₋) to ~x^(−1/2) below).
@@ -127,7 +127,7 @@ def score_product_critical_values(c):
 
 
 def score_product_edges(c):
-    r"""Edges of the law of M = WWᵀ/ℓ (MATH.md §3): ``(x(z₋) if c > 1 else 0, x(z₊))``, the
+    r"""Edges of the law of M = WWᵀ/ℓ (A4 §3): ``(x(z₋) if c > 1 else 0, x(z₊))``, the
     critical values of :func:`score_product_critical_values`; the right edge is e_M(c).
 
     >>> score_product_edges(1.0)

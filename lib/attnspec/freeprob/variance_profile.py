@@ -138,7 +138,7 @@ def variance_profile_density(profile, t, *, eta_min=1e-9, tol=1e-11):
     eliminated), for all t at once: damped fixed-point iteration at a large η, then
     Newton's method continued down a geometric ladder of 40 values of η to η_min, keeping
     the physical branch Im ψ > 0 (the library's one ladder,
-    :func:`attnspec.freeprob.ladder.continue_to_axis`; MATH.md §3's recipe for ν_∞).
+    :func:`attnspec.freeprob.ladder.continue_to_axis`; A4 §3's recipe for ν_∞).
     Raises ``RuntimeError`` if a point fails to converge. Accuracy: the discretised equation
     is solved to ``tol``; what remains is the discretisation of the profile (measured in
     ``tests/test_freeprob_variance_profile.py`` and chapter 8: a flat profile gives

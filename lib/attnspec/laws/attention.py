@@ -1,4 +1,4 @@
-"""The limit law ν_∞(β, c) of single-head attention as a scipy-like object (MATH.md §3).
+"""The limit law ν_∞(β, c) of single-head attention as a scipy-like object (A4 §3).
 
 Every law is frozen at construction (parameters validated, edges computed, mass and moments
 checked) and offers ``pdf``, ``cdf``, ``ppf``, ``moment``, ``mean``, ``var``, ``support``,
@@ -15,16 +15,17 @@ import numpy as np
 
 from .._validation import check_beta, check_float
 from ..freeprob.ladder import continue_to_axis
-from ..freeprob.roots import (polish_roots, quartic_discriminant_sign, quartic_pair,
+from ..freeprob.roots import (few_points, polish_roots, quartic_discriminant_sign, quartic_pair,
                               quartic_roots, real_cubic_roots)
 from ..freeprob.series import free_cumulant_moments
 from ..freeprob.transforms import (nu_inf_free_cumulants, nu_inf_inverse_cauchy,
                                    score_product_edges)
 from ..hermite import noise_variance, total_variance
-from .base import C_MAX, C_MIN, LawAccuracyError, SpectralLaw, graded_pieces
+from .base import C_MAX, C_MIN, LawAccuracyError, SpectralLaw
+from .chebyshev_pieces import graded_pieces
 from .classical import score_product_inner_scale, score_product_pdf
 
-__all__ = ["AttentionLaw", "free_cumulant_moments", "BETA_MIN_REPRESENTABLE"]
+__all__ = ["AttentionLaw", "BETA_MIN_REPRESENTABLE"]
 
 #: Smallest β AttentionLaw represents (α² ≈ β⁴/2 ≥ 5e-289); below, LawAccuracyError.
 BETA_MIN_REPRESENTABLE = 1e-72
@@ -44,14 +45,14 @@ def _physical_root_scaled(xi, a, b, c):
     u⁴ − ξu³ + (a + b − p)u² + ξp u − ap = 0 (p = cb), whose coefficients stay O(1) when a
     or p is tiny (the quartic in h then has a huge root and loses all precision); in the
     support it has one non-real pair, the physical root being the one of Im u > 0, i.e.
-    Im h < 0 (MATH.md §3, :mod:`attnspec.freeprob.roots`): by the factorisation at the
+    Im h < 0 (A4 §3, :mod:`attnspec.freeprob.roots`): by the factorisation at the
     resolvent's real root (``quartic_pair``, real arithmetic), else from all four roots,
     re-solved near a double root (:func:`_resolve_near_double_root`, :func:`_taylor_pair`),
     then at most four Newton steps on k(h) (:func:`_newton_on_k`). A point whose pair is
     double to rounding (at an edge within ~1e-14 relative, where the density is below ~1e-7
     of its bulk) and that Newton takes off the lower half plane keeps the closed form's
     root, Im h ≤ 0 (0 if that pair came out real). Points left without a root in the lower
-    half plane (or not finite) are redone by the η-ladder (MATH.md §3) down to
+    half plane (or not finite) are redone by the η-ladder (A4 §3) down to
     η = 1e-10·min(ξ, 1): outside the support (edge search) and wherever the closed form
     failed.
     """
@@ -184,7 +185,7 @@ def _newton_on_k(h, z, a, b, c, steps=4):
     h = np.where(np.isfinite(step), h - step, h)
     going = (np.abs(step) > _newton_tolerance(h)).nonzero()[0]
     for done in range(1, steps):
-        if going.size <= _FEW_NEWTON:
+        if few_points(going.size):
             for i in going.tolist():
                 h[i] = _scalar_newton_on_k(complex(h[i]), complex(z[i]), a, b, c, steps - done)
             break
@@ -195,8 +196,6 @@ def _newton_on_k(h, z, a, b, c, steps=4):
         going = going[np.abs(step) > _newton_tolerance(hg)]
     return h
 
-
-_FEW_NEWTON = 16
 
 
 def _newton_tolerance(h):
@@ -220,9 +219,9 @@ def _scalar_newton_on_k(h, z, a, b, c, steps):
 
 
 class AttentionLaw(SpectralLaw):
-    r"""Limit law ν_∞(β, c) of the squared singular values of √ℓ A^⊥ (MATH.md §3).
+    r"""Limit law ν_∞(β, c) of the squared singular values of √ℓ A^⊥ (A4 §3).
 
-    The Gaussian equivalence (MATH.md §2) gives it as the law of the squared singular values
+    The Gaussian equivalence (A4 §2) gives it as the law of the squared singular values
     of :math:`Y_{lin} = (αZ + βQK^T/\sqrt{d_{qk}})/\sqrt{ℓ}` as ℓ, d_qk → ∞ with ℓ/d_qk → c.
 
     Parameters
@@ -254,46 +253,17 @@ class AttentionLaw(SpectralLaw):
 
     Notes
     -----
-    **Scaled variables.** Write t = s ξ² and g = h/√s. With a = α²/s, b = β²/s (a + b = 1)
-    and p = cb, the inverse Cauchy transform of the symmetrised law of Y_lin (MATH.md §3,
-    K(g) = 1/g + α²g + β²g/(1 − cβ²g²)) becomes
-
-    .. math:: √s\,K(h/√s) = k(h) = \frac1h + a h + \frac{b h}{1 - p h^2},
-
-    the same law with κ₂ = a + b = 1, so every quantity is O(1) for every β: at small β,
-    a = α²/s ≈ β²/2 → 0 and b → 1 (ν_∞/β² → law of M); at large β, a → 1 and b = β²/s → 0
-    (ν_∞/s → MP(1, 1)). The density is ρ(t) = −Im h(ξ + i0)/(π s ξ), ξ = √(t/s), with h the
-    root of Im h < 0 of the quartic (in u = 1/h, see ``_physical_root_scaled``).
-    Edges are the values k(h) at the real critical points k′(h) = 0, a cubic in u = h²:
-    a p² u³ + (bp − p² − 2ap) u² + (2p + a + b) u − 1 = 0; the candidates split [0, ∞) into
-    segments, each in or out of the support (density at its midpoint). There is no atom:
-    near 0 the density is ~ ρ_sym(0)/√t (a hard edge). For c > 1 and small β the support is
-    two intervals, [0, t₁] from the noise (mass 1 − 1/c) and [t₂, t₃] from the scores;
-    ``intervals()`` lists them, ``support()`` is their hull. At small β and c ≈ 1 the
-    density keeps one power law over many decades above a change near 0 (the modulus of k at
-    the other critical points, or the gap): that piece is cut there and mapped
-    geometrically (a ``"log"`` piece of :mod:`attnspec.laws.base`), so that a few short
-    series cover it.
-
-    **Forms.** ``"exact"``: the above. ``"marchenko-pastur"`` when c b² < 1e-17 (β ≳ 5): the
-    R-transform is k(h) − 1/h = h + c b² h³/(1 − p h²), semicircle(1) plus a term of relative
-    size c b², below double precision, so ν_∞ = MP(1, s) to rounding. ``"small-beta"`` when
-    a < 1e-13 (β ≲ 4.5e-7; a < 1e-10, β ≲ 1.4e-5, for c ≥ 2): a → 0 leaves
-    ν_∞ = β²·(law of M) (``ScoreProductLaw(c)``) for c ≤ 1; for c > 1 the atom 1 − 1/c
-    of M at 0 is spread by the noise into w·MP(1, α²w), w = 1 − 1/c (near 0 the
-    subordination equation reduces to the semicircle one G = w/(z − a G)). Its CDF error
-    is O(a), measured ≤ 250a for c < 2 and ≤ 0.4a for c ≥ 2, below 3e-11 where it is used
-    (``form_error``).
-
-    Moments come from the free cumulants of the symmetrised law, κ₂ = s and
-    κ_{2j} = c^{j−1}β^{2j} (j ≥ 2): ``moment(k)`` is its moment of order 2k, exact up to
-    rounding for every k; ``moment(2) = 2s² + cβ⁴``.
-
-    Accuracy: at build the law integrates its density over its pieces and checks mass 1 to
-    1e-10 and m₁ = s, m₂ = 2s² + cβ⁴ to 1e-9 relative (``LawAccuracyError`` otherwise).
-    Measured against mpmath oracles (tests/test_laws_attention.py,
-    tests/test_laws_attention_domain.py): density ≤ 1e-10 relative in the bulk, edges
-    ≤ 1e-12 relative, cdf ≤ 1e-10 absolute, over the whole domain.
+    In the scaled variables t = s ξ², g = h/√s, a = α²/s, b = β²/s (a + b = 1), p = cb, the
+    inverse Cauchy transform of the symmetrised law (A4 §3) becomes
+    k(h) = 1/h + a h + b h/(1 − p h²), O(1) for every β; the density is
+    ρ(t) = −Im h(ξ + i0)/(π s ξ), h the root of Im h < 0 of a quartic, and the edges are the
+    values of k at its real critical points. There is no atom; near 0 the density is a hard
+    edge ~t^{-1/2}, and for c > 1 and small β the support is two intervals (``intervals()``).
+    Closed-form limits replace the quartic where it is exact to rounding (``form``:
+    Marchenko–Pastur at large β, the score product at small β). Moments are exact, from the
+    free cumulants κ₂ = s, κ_{2j} = c^{j−1}β^{2j}: ``moment(2) = 2s² + cβ⁴``. Every build
+    checks mass 1 to 1e-10 and m₁, m₂ to 1e-9 relative. Details (the scaled quartic, the
+    forms, the grading of pieces) and measured accuracy: appendix A2, "The single-head law".
 
     Examples
     --------
@@ -544,5 +514,5 @@ class AttentionLaw(SpectralLaw):
         return tuple(e for interval in self.intervals() for e in interval)
 
     def mp_edge(self):
-        """Right edge 4s = 4(e^{β²} − 1) of the Marchenko–Pastur surrogate (MATH.md §2)."""
+        """Right edge 4s = 4(e^{β²} − 1) of the Marchenko–Pastur surrogate (A4 §2)."""
         return 4.0 * self.s

@@ -11,12 +11,12 @@ import math
 
 import numpy as np
 
-from .._validation import (as_float_array, check_float, check_int, check_rng, check_size,
-                           scalar_or_array)
+from .._validation import as_float_array, check_float, check_int, scalar_or_array
 from ..freeprob.roots import cubic_roots, polish
 from ..freeprob.transforms import (mp_edges, mp_moment, score_product_critical_values,
                                    score_product_edges)
-from .base import C_MAX, C_MIN, SpectralLaw, graded_pieces
+from .base import C_MAX, C_MIN, LawSummaries, SpectralLaw
+from .chebyshev_pieces import graded_pieces
 
 __all__ = ["MarchenkoPastur", "ScoreProductLaw", "Semicircle", "score_product_pdf",
            "score_product_inner_scale"]
@@ -43,7 +43,7 @@ class MarchenkoPastur(SpectralLaw):
     plus an atom of mass 1 − 1/λ at 0 when λ > 1 (XXᵀ has rank n < p). At λ = 1 the density
     is ~ x^{-1/2} at 0. Moments are Narayana polynomials,
     :math:`E x^k = σ^{2k}\sum_{r=0}^{k-1} \frac{λ^r}{r+1}\binom{k}{r}\binom{k-1}{r}`.
-    The i.i.d.-score surrogate of MATH.md §2 is ``MarchenkoPastur(1, e^{β²} − 1)``.
+    The i.i.d.-score surrogate of A4 §2 is ``MarchenkoPastur(1, e^{β²} − 1)``.
 
     Examples
     --------
@@ -88,7 +88,7 @@ class MarchenkoPastur(SpectralLaw):
 
 
 class ScoreProductLaw(SpectralLaw):
-    r"""Law of the eigenvalues of M = WWᵀ/ℓ, W = QKᵀ/√d_qk (MATH.md §3).
+    r"""Law of the eigenvalues of M = WWᵀ/ℓ, W = QKᵀ/√d_qk (A4 §3).
 
     Parameters
     ----------
@@ -151,16 +151,21 @@ class ScoreProductLaw(SpectralLaw):
         return 1.0, [self._moment(1), self._moment(2)]
 
 
+def score_cauchy_cubic(x, c):
+    """The cubic for G_M (A4 §3), c x² G³ + (1 − c) x G² − x G + 1 = 0, in v = 1/(G√x):
+    the coefficients ``(1, −√x, 1 − c, c√x)`` (highest first) of v³ − √x v² + (1 − c) v + c√x
+    = 0, monic with O(1) coefficients for every x (in G they span x² to 1, and Cardano loses
+    all digits as x → 0). ``x`` > 0, a float or an array."""
+    r = np.sqrt(x)
+    one = np.ones_like(r)
+    return one, -r, (1 - c) * one, c * r
+
+
 def score_product_pdf(x, c):
     """Density of :class:`ScoreProductLaw` (c) at points x strictly inside its support
     (vectorised, without building the law's CDF series): ρ(x) = −Im G(x + i0)/π, G the root
-    of the cubic c x² G³ + (1 − c) x G² − x G + 1 = 0 of most negative Im G."""
-    # With G = 1/(v√x) the cubic becomes v³ − √x v² + (1 − c) v + c√x = 0: monic with
-    # O(1) coefficients for every x (in G they span x² to 1 and Cardano loses all digits
-    # as x → 0); the physical root is the one of most negative Im G (= largest Im v).
-    r = np.sqrt(x)
-    one = np.ones_like(r)
-    coeffs = (one, -r, (1 - c) * one, c * r)
+    of the cubic :func:`score_cauchy_cubic` of most negative Im G (= largest Im v)."""
+    coeffs = score_cauchy_cubic(x, c)
     roots = cubic_roots(*coeffs)
     # the non-real pair is physical; choose by angle (Im v/|v|), not by Im G, which the
     # rounding of a tiny real root would blow up
@@ -168,7 +173,7 @@ def score_product_pdf(x, c):
         pick = np.argmax(np.where(roots != 0, roots.imag / np.abs(roots), 0.0), axis=-1)
     v = np.take_along_axis(roots, pick[..., None], axis=-1)[..., 0]
     v = polish([np.asarray(a, dtype=complex) for a in coeffs], v, 3)
-    return np.maximum(-(1.0 / v).imag / (np.pi * r), 0.0)
+    return np.maximum(-(1.0 / v).imag / (np.pi * -coeffs[1]), 0.0)
 
 
 def score_product_inner_scale(c):
@@ -180,8 +185,11 @@ def score_product_inner_scale(c):
     return np.array([abs(score_product_critical_values(c)[0])])
 
 
-class Semicircle:
+class Semicircle(LawSummaries):
     r"""Wigner semicircle law of variance ``var`` on [−2σ, 2σ] (a law on ℝ).
+
+    Not a :class:`SpectralLaw` (it lives on ℝ, with closed forms); ``mean``, ``var``, ``std``,
+    ``median``, ``interval`` and ``rvs`` come from :class:`~attnspec.laws.base.LawSummaries`.
 
     Parameters
     ----------
@@ -192,7 +200,7 @@ class Semicircle:
     -----
     ρ(x) = √(4σ² − x²)/(2πσ²); with x = −2σ cos θ the CDF is (θ − sin θ cos θ)/π.
     Even moments σ^{2k} C_k (Catalan numbers), odd moments 0. It is the law of the
-    symmetrised singular values of Z/√ℓ and the noise part of ν_∞ (MATH.md §3).
+    symmetrised singular values of Z/√ℓ and the noise part of ν_∞ (A4 §3).
 
     Examples
     --------
@@ -257,20 +265,3 @@ class Semicircle:
             return 0.0
         j = k // 2
         return float(self._var ** j * math.comb(2 * j, j) / (j + 1))
-
-    def mean(self):
-        """0."""
-        return 0.0
-
-    def var(self):
-        """Variance σ²."""
-        return self._var
-
-    def interval(self, confidence):
-        """Equal-tailed interval of probability ``confidence``."""
-        confidence = check_float("confidence", confidence, min=0, max=1)
-        return self.ppf(0.5 - confidence / 2), self.ppf(0.5 + confidence / 2)
-
-    def rvs(self, size=None, rng=None):
-        """Random draws by inversion from ``rng``."""
-        return self.ppf(check_rng(rng).random(check_size(size)))

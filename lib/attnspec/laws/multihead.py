@@ -1,4 +1,4 @@
-r"""Limiting laws of the multi-head attention output, by free probability (MATH.md §6).
+r"""Limiting laws of the multi-head attention output, by free probability (A4 §6).
 
 The squared singular values of :math:`Y = \sqrt{\ell/d}\,O^\perp` (:func:`attnspec.multihead_output`)
 converge to a deterministic law that this module computes exactly, for any number of heads H,
@@ -13,22 +13,26 @@ convolutions (derivation: chapter A1, ``chapters/A1_multihead_law_derivation.md`
 with MP(r) the Marchenko–Pastur law of mean 1 and ratio r.  Across-head sharing (``mqa``,
 ``gqa``, ``shared_values``, ``cross_kv``, ``output_keys``) gives the untied law (except
 ``cross_kv`` with H = 1, which is the kv tie: V₁ = K_{1+1 mod 1} = K₁);
-``shared_pattern`` is the untied law with H → 1 and d_v → H d_v (formula (c) of MATH.md §6).
-MATH.md §6 is this companion's reconstruction from paper 2's abstract; the full law goes beyond
+``shared_pattern`` is the untied law with H → 1 and d_v → H d_v (formula (c) of A4 §6).
+A4 §6 is this companion's reconstruction from paper 2's abstract; the full law goes beyond
 the papers.
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from .._validation import check_bool, check_int
-from ..freeprob.chains import Chain, chain_moments
-from ..hermite import total_variance
-from ..sampling.multihead import check_arguments
-from .base import KIND_POWER, LawAccuracyError, SpectralLaw, as_float_array
+from .._validation import as_float_array
+from ..freeprob.chains import chain_moments
+from ..freeprob.roots import newton_converged
+from .base import LawAccuracyError, SpectralLaw
+from .chebyshev_pieces import KIND_POWER, sin_map_inverse
+from .multihead_moments import closed_form_moments, multihead_chain, unscaled_moment
+from .multihead_starts import interpolate, log_near_zero, on_axis, sign_change, toward_limit
 
-__all__ = ["multihead_moments", "MultiHeadLaw", "UnresolvedLawError"]
+__all__ = ["MultiHeadLaw", "UnresolvedLawError"]
 
 
 class UnresolvedLawError(LawAccuracyError):
@@ -41,135 +45,8 @@ class UnresolvedLawError(LawAccuracyError):
     """
 
 
-#: Smallest β with s = e^{β²} − 1 a normal float64 (β² ≥ 1e-300): below, s underflows to 0.
-BETA_MIN = 1e-150
-
-
-def _chain(ell, d, heads, beta, tie, d_head, d_value, groups, unit=1.0):
-    """Validate (as :func:`attnspec.multihead_output` does, and β ≥ BETA_MIN) and
-    reduce to a :class:`Chain` in units of ``unit`` (None: s = e^{β²} − 1)."""
-    ell, d, heads, beta, tie, d_head, d_value, groups, _ = check_arguments(
-        ell, d, heads, beta, tie, d_head, d_value, groups, False)
-    if beta < BETA_MIN:     # (β ≤ BETA_MAX is checked with the other arguments)
-        raise ValueError(
-            f"beta must be >= {BETA_MIN:g} for the multi-head law and its moments (below, "
-            "s = e^{beta^2} - 1 underflows to 0 in float64 and the law is a point mass at 0); "
-            f"got beta={beta!r}")
-    unit = float(total_variance(beta)) if unit is None else unit
-    if tie == "kv" or (tie == "cross_kv" and heads == 1):   # one head: V_1 = K_{1+1 mod 1} = K_1
-        chain = Chain("kv", heads, beta, ell / d_head, ell / d_value, ell / d, unit)
-        rank = heads * min(ell, d_head)
-    elif tie == "shared_pattern":     # one pattern: H → 1, d_v → H d_v
-        chain = Chain("untied", 1, beta, ell / d_head, ell / (heads * d_value), ell / d, unit)
-        rank = min(ell, heads * d_value)
-    else:                             # "none" and every across-head tie
-        chain = Chain("untied", heads, beta, ell / d_head, ell / d_value, ell / d, unit)
-        rank = heads * min(ell, d_value)
-    atom = max(0.0, 1.0 - min(rank, d, ell) / ell)
-    params = dict(ell=ell, d=d, heads=heads, beta=beta, tie=tie, d_head=d_head,
-                  d_value=d_value, groups=groups)
-    return chain, atom, params
-
-
-def _closed_form_moments(chain):
-    """m₁, m₂ from the closed forms (a)–(c) of MATH.md §6, in units of ``chain.unit``."""
-    s, a2, b2, H = chain.s, chain.alpha2, chain.b2, chain.heads
-    if chain.kind == "untied":
-        m2 = s * s * (1 + (1 + chain.a) / H + chain.gamma) + chain.c * b2 * b2 / H
-        return [s, m2]
-    y = 1.0 / chain.c
-    mu2, mu3, mu4 = 1 + y, 1 + 3 * y + y * y, 1 + 6 * y + 6 * y * y + y ** 3
-    m1 = s + b2 / y
-    head = (b2 * b2 * mu4 / y + 2 * a2 * b2 * mu3 + a2 * a2 * y * mu2
-            + (b2 * (1 + y) + a2 * y) ** 2) / (H * y * y)
-    return [m1, head + (1 - 1 / H + chain.gamma) * m1 * m1]
-
-
-_LOG_FLOAT_MAX = np.log(np.finfo(float).max)
 #: Below this s = e^{β²} − 1 the density, of order 1/s near its edges, may exceed the float range
 _UNIT_OVERFLOWS = 1e16 / np.finfo(float).max
-
-
-def _unscaled(scaled, k, unit, params):
-    """m_k = (m_k/s^k)·s^k, refusing (ValueError) where it overflows float64."""
-    if scaled > 0 and np.log(scaled) + k * np.log(unit) >= _LOG_FLOAT_MAX:
-        magnitude = (np.log(scaled) + k * np.log(unit)) / np.log(10)
-        raise ValueError(
-            f"moment order {k} overflows float64 at beta={params['beta']!r} (m_{k} ≈ "
-            f"1e{magnitude:.0f}); use multihead_moments(..., scaled=True), which returns "
-            "m_k/s^k with s = e^{beta^2} - 1")
-    return float(scaled * unit ** k)
-
-
-def multihead_moments(ell, d, heads, beta, tie="none", d_head=None, d_value=None, groups=None,
-                      order=2, scaled=False):
-    r"""Moments m₁, …, m_order of the limiting squared-singular-value law of the multi-head output.
-
-    Parameters
-    ----------
-    ell, d : int
-        Tokens ℓ and embedding width d (2 ≤ ℓ ≤ d).
-    heads : int
-        Number of heads H ≥ 1; must divide d unless both widths are given.
-    beta : float
-        Inverse temperature, BETA_MIN ≤ β ≤ BETA_MAX (1e-150 ≤ β ≤ 26).
-    tie : str
-        Weight tie, one of :data:`attnspec.TIES`.
-    d_head, d_value : int, optional
-        Query/key and value widths (default d/H each, the standard allocation).
-    groups : int, optional
-        Number of key–value groups, only for ``tie="gqa"``.
-    order : int
-        Number of moments returned (≥ 1).
-    scaled : bool
-        Return m_k/s^k (s = e^{β²} − 1) instead of m_k: finite over the whole domain, where
-        m_k itself overflows float64 for k·β² ≳ 709 (β = 26: k ≥ 2).
-
-    Returns
-    -------
-    list of float
-        ``[m₁, m₂, …]`` with :math:`m_k = \lim \frac1\ell \operatorname{tr}(YY^\top)^k`
-        (divided by s^k if ``scaled``).
-
-    Raises
-    ------
-    ValueError
-        Invalid parameters (named), β outside [BETA_MIN, BETA_MAX]; or, without ``scaled``,
-        an order whose moment overflows float64 (the message names the order and β).
-
-    Notes
-    -----
-    m₁ and m₂ are the closed forms of MATH.md §6 (s = e^{β²} − 1, α² = s − β²):
-
-    (a) independent heads and every across-head sharing:
-    :math:`m_1 = s,\ m_2 = s^2[1 + (1 + \ell/d_v)/H + \ell/d] + \ell\beta^4/(H d_h)`;
-    (b) key–value tie (y = d_h/ℓ, μ_k the moments of MP(y)): :math:`m_1 = s + \beta^2/y`,
-    :math:`m_2 = [\beta^4\mu_4/y + 2\alpha^2\beta^2\mu_3 + \alpha^4 y\mu_2
-    + (\beta^2(1+y) + \alpha^2 y)^2]/(H y^2) + (1 - 1/H + \ell/d)\,m_1^2`;
-    (c) shared pattern: (a) with H → 1 and d_v → H d_v.
-
-    Higher moments are exact as well: they come from the free cumulants of the attention core
-    (κ₂ = s, κ_{2j} = c^{j−1}β^{2j} for the symmetrised law, c = ℓ/d_h; MATH.md §3) pushed through
-    the chain of :class:`MultiHeadLaw` with truncated power series of S-transforms
-    (⊠ MP(r): S ↦ S/(1 + r w)) and R-transforms (H heads: κ_k ↦ κ_k/H^{k−1}), in floating point
-    and in units of s (every step is homogeneous); they agree with the closed forms to 1e-12
-    (chapter A1, Moments).
-
-    Examples
-    --------
-    >>> import attnspec
-    >>> [round(m, 4) for m in attnspec.multihead_moments(500, 1000, 4, 1.0)]
-    [1.7183, 7.1431]
-    """
-    chain, _, params = _chain(ell, d, heads, beta, tie, d_head, d_value, groups, unit=None)
-    order = check_int("order", order, min=1)
-    scaled = check_bool("scaled", scaled)
-    exact = _closed_form_moments(chain)
-    moments = exact[:order] if order <= 2 else exact + list(chain_moments(chain, order)[2:])
-    if scaled:
-        return [float(m) for m in moments]
-    return [_unscaled(m, k, chain.unit, params) for k, m in enumerate(moments, start=1)]
-
 
 _ADVICE = ("; use multihead_moments or a Monte Carlo sample of the Gaussian-equivalent model "
            "instead")
@@ -182,89 +59,6 @@ _TAIL_START = 1e-12   # below this fraction of the right edge a hard edge uses i
 def _tail_points():
     """Where the hard-edge series is fitted, relative to the right edge."""
     return _TAIL_START * 10.0 ** np.array([0.0, 2 / 3, 4 / 3, 2.0])
-
-
-def _interpolate(c, nodes, values, group):
-    """Complex ``values`` at the sorted ``nodes`` interpolated at ``c``: cubic (Lagrange on
-    the four nearest nodes) where they are distinct, belong to one ``group`` and bracket c;
-    linear (``numpy.interp``) elsewhere."""
-    linear = np.interp(c, nodes, values.real) + 1j * np.interp(c, nodes, values.imag)
-    n = nodes.size
-    if n < 4:
-        return linear
-    stencil = np.clip(np.searchsorted(nodes, c), 2, n - 2)[:, None] + np.arange(-2, 2)
-    at, dist = nodes[stencil], c[:, None] - nodes[stencil]
-    cubic = 0.0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for j in range(4):
-            weight = 1.0
-            for k in range(4):
-                if k != j:
-                    weight = weight * dist[:, k] / (at[:, j] - at[:, k])
-            cubic = cubic + weight * values[stencil[:, j]]
-    usable = (np.isfinite(cubic) & (c >= nodes[0]) & (c <= nodes[-1])
-              & np.all(group[stencil] == group[stencil[:, :1]], axis=1))
-    return np.where(usable, cubic, linear)
-
-
-def _sign_change(p, f, i):
-    """Where f changes sign between p[i − 1] and p[i] (f[i − 1] < 0 ≤ f[i], real p): the zero
-    of the chord (regula falsi, error O((p[i] − p[i − 1])²)); else p[max(i − 1, 0)]."""
-    if i == 0 or not (f[i - 1] < 0 <= f[i] < np.inf):
-        return p[max(i - 1, 0)]
-    return p[i - 1] - f[i - 1] * (p[i] - p[i - 1]) / (f[i] - f[i - 1])
-
-
-def _on_axis(inside, outside):
-    """A start for Newton's method on z′(p) = 0 at an edge, from the solutions p at the scan
-    points just inside and just outside the support.  Outside, p lies on the real or the
-    imaginary axis (where z is real: z(p̄) = z(p)‾, and for untied heads z(−p) = z(p)), and so
-    does the edge; inside, p − p_edge ∝ √(x − edge) leaves the axis at a right angle.  So the
-    projection of ``inside`` on the line through 0 and ``outside`` has an error O(x − edge)
-    instead of O(√(x − edge)); ``inside`` itself where ``outside`` is not on an axis (or the
-    projection is 0, where the map has a pole)."""
-    if not (np.isfinite(outside) and outside != 0
-            and min(abs(outside.real), abs(outside.imag)) <= 1e-8 * abs(outside)):
-        return inside
-    axis = outside / abs(outside)
-    projection = (inside * np.conj(axis)).real * axis
-    return projection if projection != 0 else inside
-
-
-def _toward_limit(xs, ps, x):
-    """Starting points at x below the three lowest solutions ``ps`` (at ``xs``, ascending)
-    where p tends to a finite p₀ as x → 0 (a hard edge at 0, z ≈ C(p − p₀)^k):
-    p₀ + (p₁ − p₀)(x/x₁)^{1/k}, on the ray along which Newton's method approaches the root,
-    with p₀ from the two lowest solutions for the k ∈ {2, 3, 4} at which the next two give
-    the same p₀ to 5 % of |p₁ − p₀|; None if no k does."""
-    best = None
-    for k in (2, 3, 4):
-        ratio = (xs[:2] / xs[1:]) ** (1 / k)            # (p_j − p₀)/(p_{j+1} − p₀)
-        limits = (ps[:2] - ratio * ps[1:]) / (1 - ratio)
-        miss = abs(limits[0] - limits[1]) / abs(ps[0] - limits[0])
-        if best is None or miss < best[0]:
-            best = (miss, k, limits[0])
-    miss, k, limit = best
-    if not miss <= 0.05:
-        return None
-    return limit + (ps[0] - limit) * (x / xs[0]) ** (1 / k)
-
-
-def _angle(r, m):
-    """θ ∈ [0, π] of the CDF map r = sin^{2m}(θ/2) (r ∈ [0, 1], relative to the interval)."""
-    return 2 * np.arctan2(r ** (0.5 / m), np.sqrt(np.maximum(1 - r ** (1 / m), 0)))
-
-
-_R_LOG = 1e-3   # below this fraction of an interval from a hard edge at 0: log θ
-
-
-def _log_near_zero(theta, m):
-    """θ, and below θ_c (the angle at _R_LOG of the interval) θ_c(1 + log(θ/θ_c)): continuous
-    with its derivative at θ_c, and where p → ∞ as a power of x (so of θ) towards a hard
-    edge at 0, log p is linear in it (cubic interpolation of log p in θ is not)."""
-    tc = _angle(_R_LOG, m)
-    with np.errstate(divide="ignore"):
-        return np.where(theta < tc, tc * (1 + np.log(np.maximum(theta, 1e-300) / tc)), theta)
 
 
 def _merge_cuts(pieces):
@@ -295,7 +89,7 @@ def _split_near_zero(a, b, kind):
 
 
 class MultiHeadLaw(SpectralLaw):
-    r"""Limiting law of the squared singular values of the multi-head output (MATH.md §6).
+    r"""Limiting law of the squared singular values of the multi-head output (A4 §6).
 
     Parameters
     ----------
@@ -306,7 +100,7 @@ class MultiHeadLaw(SpectralLaw):
 
     Notes
     -----
-    With ν∞(β, c) the single-head law (MATH.md §3) and MP(r) the Marchenko–Pastur law of mean 1
+    With ν∞(β, c) the single-head law (A4 §3) and MP(r) the Marchenko–Pastur law of mean 1
     and ratio r, all in ℓ-dimensional normalisation,
 
     .. math::
@@ -321,51 +115,10 @@ class MultiHeadLaw(SpectralLaw):
     :math:`\Sigma = (\beta^2\ell/d_h)\hat C^2 + \alpha^2\hat C`, :math:`\hat C = K^\top K/\ell`,
     G Gaussian ℓ×d_h independent of Ĉ.  ``shared_pattern`` uses H → 1, d_v → H d_v.
 
-    Algorithm (chapter A1, "The backward map and the algorithm").  Each step is explicit
-    backwards from one complex parameter p (the symmetrised Cauchy variable g of ν∞, with
-    :math:`K(g) = 1/g + \alpha^2 g + \beta^2 g/(1 - c\beta^2 g^2)`, or for the kv tie the
-    per-head Cauchy transform), giving z(p), G_Y(z(p)) and z′(p) in closed form
-    (``Chain.evaluate`` in :mod:`attnspec.freeprob.chains`); the density is
-    :math:`\rho(x) = -\operatorname{Im} G_Y(x + i0)/\pi` with z(p) = x.  The law is computed
-    as the law of x/s (s = e^{β²} − 1), so that β up to BETA_MAX does not overflow.  Build: the
-    right edge is the first critical point z′(p) = 0 along p > 0 (Newton's method on z′ from the
-    zero of its chord between the scan points where it changes sign); 48 points are solved by
-    Newton's method continued down an η-ladder; a 600-point scan then starts every point from
-    the remembered solutions (log p interpolated linearly in log x), the points below them in
-    the same pass from guesses along the last chord in log–log (p → ∞) or along
-    p₀ + (p₁ − p₀)(x/x₁)^{1/k} (p → p₀ at a hard edge; where that fails, decade by decade
-    towards 0), and finds the support intervals, whose edges are refined as critical points
-    (from the solution inside projected on the axis, real or imaginary, of the one outside);
-    later points start from the solutions interpolated (cubic) in the angle variable of the CDF
-    map, in which p is smooth up to the edges (towards a hard edge at 0 where p → ∞, in its
-    logarithm).  Near a hard edge at 0, where z ≈ C(p − p₀)^k, Newton's method runs on z^{1/k}
-    (quadratic instead of linear convergence).  A point whose Newton iteration does not end on
-    the physical sheet (Nevanlinna conditions and G′ ≤ −G² on ℝ) falls back to the η-ladder.  At
-    a hard edge at 0 (ρ ~ x^{-e}, e = 1/2, 2/3, 3/4, k = 1/(1 − e)) the density below 1e-12 of
-    the right edge is the series x^{-e} Σ_{j<4} c_j x^{j(1−e)} fitted at 1e-12…1e-10 of it,
-    where rounding of z limits the solver, and the CDF series has one piece below b/10 and one
-    above.  Once built, the density inside a piece is the derivative of its CDF series
-    (``_Stack.pdf`` in :mod:`attnspec.laws.base`) wherever the series' error bound is below
-    ``_SERIES_RTOL`` = 1e-11 of the density; the points closer to a soft edge, where the
-    density falls towards 0, are solved by Newton's method as above.  The atom at 0 is
-    ``max(0, 1 − min(rank, d)/ℓ)``.  Across-head ties return the untied law (``output_keys``:
-    confirmed by Monte Carlo only, see chapter A1).
-
-    Accuracy (checked at every build by the base class, else UnresolvedLawError): total mass
-    1 − atom and the CDF series' tail estimate to 1e-10 (``MASS_TOL``), the first two moments
-    (closed forms (a)–(c) of MATH.md §6) to 1e-9 relative (``MOMENT_TOL``).  Measured: the
-    density agrees with a long, fine η-ladder to ~1e-14 of its maximum and, at x + iη, with a
-    second method (polynomial method, untied; forward Silverstein–Bai fixed point, kv) to
-    ~1e-13; the mass is 1 to ~1e-14 (to ~1e-11 at x^{-3/4} edges); density moments match the
-    exact series to 1e-10 (``tests/test_laws_multihead.py``).  The density from the CDF series
-    agrees with Newton's method to ~2e-11 of its maximum and 6e-11 pointwise (relative, on 205
-    laws; the largest next to soft edges, where Newton's own error is of that order); on 400
-    points it takes about a fifth of the time of the Newton solves.
-
-    Domain: every tie, H ≥ 1, 2 ≤ ℓ ≤ d, BETA_MIN ≤ β ≤ BETA_MAX (= 26).  Out of reach
-    (refused with UnresolvedLawError): near-degenerate shapes where a soft edge sits within
-    ~1e-3 of a hard one (e.g. ℓ = d − 1), and very small β (~1e-3) where the noise part of the
-    support sits ~1e-6 of the support below the scores' part.
+    Algorithm and accuracy: chapter A1 ("The backward map and the algorithm", "Verification");
+    every build checks the mass and m₁, m₂ (``MASS_TOL``, ``MOMENT_TOL``).
+    Out of reach (UnresolvedLawError): a soft edge within ~1e-3 of a hard one (e.g.
+    ℓ = d − 1), and β ~ 1e-3, where the noise part sits ~1e-6 of the support below the rest.
 
     Raises
     ------
@@ -391,10 +144,10 @@ class MultiHeadLaw(SpectralLaw):
     _cheb_points, _max_pieces = (256, 2048), 3
 
     def __init__(self, ell, d, heads, beta, tie="none", d_head=None, d_value=None, groups=None):
-        self._chain, self._atom, self._par = _chain(ell, d, heads, beta, tie, d_head, d_value,
-                                                    groups, unit=None)
+        self._chain, self._atom, self._par = multihead_chain(ell, d, heads, beta, tie, d_head,
+                                                             d_value, groups, unit=None)
         self._unit = self._chain.unit             # s: the solver works with the law of x/s
-        self._scale = float(_closed_form_moments(self._chain)[0])   # m₁/s
+        self._scale = float(closed_form_moments(self._chain)[0])   # m₁/s
         self._known = (np.empty(0), np.empty(0, complex))   # solved (x/s, log p), sorted
         self._tail = None                                    # hard-edge series near 0
         self._diverges = False                               # p → ∞ at that hard edge
@@ -407,7 +160,7 @@ class MultiHeadLaw(SpectralLaw):
 
     def _check_accuracy(self):
         """The base check (:meth:`SpectralLaw._check_accuracy`: mass 1 − atom, CDF series
-        tail, and the first two moments of MATH.md §6, closed forms (a)–(c), to 1e-9
+        tail, and the first two moments of A4 §6, closed forms (a)–(c), to 1e-9
         relative), raising UnresolvedLawError naming the configuration."""
         try:
             super()._check_accuracy(culprit=self._culprit())
@@ -415,7 +168,7 @@ class MultiHeadLaw(SpectralLaw):
             raise UnresolvedLawError(f"{error}{_ADVICE}") from error
 
     def _reference_moments(self):
-        return self._unit, _closed_form_moments(self._chain)
+        return self._unit, closed_form_moments(self._chain)
 
     # ---- hooks of SpectralLaw ---------------------------------------------------------------
     def _params(self):
@@ -436,7 +189,7 @@ class MultiHeadLaw(SpectralLaw):
         return self.density(x)
 
     def _moment(self, k):
-        return _unscaled(chain_moments(self._chain, k)[k - 1], k, self._unit, self._par)
+        return unscaled_moment(chain_moments(self._chain, k)[k - 1], k, self._unit, self._par)
 
     # ---- the solver --------------------------------------------------------------------------
     def cauchy(self, x):
@@ -507,7 +260,7 @@ class MultiHeadLaw(SpectralLaw):
     def _leap_root(self):
         """The root of z that Newton's method solves for (Chain.solve_from) at points below
         every remembered solution: towards a hard edge at 0 (density > 0 at the lowest one,
-        where p is off the real and the imaginary axis, see :func:`_on_axis`) √z, faster at
+        where p is off the real and the imaginary axis, see :func:`on_axis`) √z, faster at
         z ≈ C(p − p₀)^k; below a soft edge (p on an axis) z itself."""
         angle = self._known[1][0].imag / (0.5 * np.pi)
         return 2 if abs(angle - round(angle)) > 1e-8 else 1
@@ -527,15 +280,15 @@ class MultiHeadLaw(SpectralLaw):
         then Σ_k θ_k(x), θ_k the angle of the CDF map of support interval k (x = a + (b − a)
         sin^{2m}(θ/2)), in which p is analytic up to the edges (p − p_e ∝ √(x − a) ∝ θ);
         at a hard edge at 0 where p → ∞ (a power of x, so of θ), log θ near 0
-        (:func:`_log_near_zero`)."""
+        (:func:`log_near_zero`)."""
         if self._pieces_list is None:
             return np.log(x)
         c = np.zeros(np.shape(x))
         for k, (a, b, kind) in enumerate(self._true_intervals):
             m = KIND_POWER[kind]
             r = (np.clip(x, a, b) - a) / (b - a)
-            theta = _angle(r, m)
-            c += _log_near_zero(theta, m) if k == 0 and self._diverges else theta
+            theta = sin_map_inverse(r, 0.0, 1.0, m)
+            c += log_near_zero(theta, m) if k == 0 and self._diverges else theta
             c += np.pi * (x > b)
         return c
 
@@ -554,20 +307,20 @@ class MultiHeadLaw(SpectralLaw):
             if not ck.size:
                 return None
             # p is analytic in the angle inside each interval: cubic interpolation
-            return np.exp(_interpolate(c, ck, known_lp, group))
+            return np.exp(interpolate(c, ck, known_lp, group))
         lp = np.interp(c, ck, known_lp.real) + 1j * np.interp(c, ck, known_lp.imag)
         below = c < ck[0]
         if self._pieces_list is None and below.any() and ck.size > 1:
             # towards 0 (one decade at a time, see _solve): where p → ∞ as a power law
             # p ∝ x^{-1/k} (|slope| ≥ 1/4 in log-log), along the last chord; where p tends to a
-            # finite p₀ (small slope) on the ray of p − p₀ ∝ x^{1/k} (_toward_limit), else the
+            # finite p₀ (small slope) on the ray of p − p₀ ∝ x^{1/k} (toward_limit), else the
             # nearest solution, from which Newton approaches the root along its ray (a chord
             # would overshoot p₀ towards another root)
             slope = self._lowest_slope()
             if abs(slope) > 0.2:
                 lp[below] = known_lp[0] + slope * (c[below] - ck[0])
             elif ck.size > 2:       # p → p₀: along the ray of its power law, where one fits
-                toward = _toward_limit(known_x[:3], np.exp(known_lp[:3]),
+                toward = toward_limit(known_x[:3], np.exp(known_lp[:3]),
                                        np.maximum(x, 0.0)[below])
                 if toward is not None:
                     p = np.exp(lp)
@@ -603,7 +356,7 @@ class MultiHeadLaw(SpectralLaw):
         O((x₀/b)^{4(1−e)}) relative, on a region holding O((x₀/b)^{1−e}) of the mass.  Outside
         [0, right edge] the density is 0 (once the support is known); inside a piece of the
         built CDF series, the series' derivative where its error bound is below
-        ``_SERIES_RTOL`` of the density (``_Stack.pdf`` of :mod:`attnspec.laws.base`)."""
+        ``_SERIES_RTOL`` of the density (``Stack.pdf`` of :mod:`attnspec.laws.chebyshev_stack`)."""
         x = np.asarray(x, dtype=float)
         out = np.zeros(x.shape)
         solve = np.ones(x.shape, bool) if self._pieces_list is None else (
@@ -643,20 +396,23 @@ class MultiHeadLaw(SpectralLaw):
 
     def _critical_edge(self, p):
         """Refine an edge: Newton on z′(p) = 0 from p; returns the real edge z(p*) and |Im z|.
-        Stops after a step s ≤ 1e-7 (relative to p): z is stationary at p*, so the error
+        Stops by :func:`~attnspec.freeprob.roots.newton_converged` with tol 1e-7 (a relative
+        step s ≤ 1e-7, or a smaller predicted error): z is stationary at p*, so the error
         left in p, O(s²) (O(s) where z″(p*) = 0 too), moves z by O(s⁴) (O(s³)); z(p*) is
         z(p) − z′(p)·s/2 at the last p evaluated (Taylor, exact to O(z‴s³), as z″s = z′).
         One point in Python complex arithmetic; where that divides by zero or overflows
         (numpy's inf or NaN) the edge is NaN, as an unresolved one."""
-        p = complex(p)
+        p, previous = complex(p), 0.0
         try:
             for _ in range(60):
                 z, d1, d2 = self._z_derivatives(p)
                 step = d1 / d2
                 p = p - step
                 z = z - 0.5 * d1 * step
-                if not abs(step) / abs(p) > 1e-7:
+                size = abs(step) / abs(p)
+                if math.isnan(size) or newton_converged(size, previous, 1e-7):
                     break
+                previous = size
         except (ZeroDivisionError, OverflowError, ValueError):
             z = complex(np.nan, np.nan)
         if abs(z.imag) < 1e-8 * abs(z) and z.real > 0:
@@ -678,7 +434,7 @@ class MultiHeadLaw(SpectralLaw):
                 break
             p = p[-1] * np.geomspace(1, 1e4, 600)
         i = int(np.argmax(bad)) if bad.any() else p.size - 1
-        b, err = self._critical_edge(_sign_change(p, J.dz.real, i))
+        b, err = self._critical_edge(sign_change(p, J.dz.real, i))
         if not (err < 1e-8 * b and 0 < b <= J.z[: i + 1].real.min() * (1 + 1e-12)):
             raise UnresolvedLawError(f"{self!r}: the right edge of the support is not "
                                      f"resolved: {self._out_of_reach()}")
@@ -717,14 +473,14 @@ class MultiHeadLaw(SpectralLaw):
                     self._fit_tail(b, kind, rho_tail)
                     self._diverges = bool(abs(self._lowest_slope()) > 0.2)   # at the tail
             if kind == "soft":
-                left, err = self._critical_edge(_on_axis(p[i0], p[i0 - 1] if i0 else np.nan))
+                left, err = self._critical_edge(on_axis(p[i0], p[i0 - 1] if i0 else np.nan))
                 lo = x[i0 - 1] if i0 > 0 else 0.0
                 if not (lo - 1e-9 * b <= left <= x[i0] and err < 1e-8 * b):
                     left = self._bisect_edge(lo, x[i0], b)
             if j == len(starts) - 1:
                 right = b
             else:
-                right, err = self._critical_edge(_on_axis(p[i1], p[i1 + 1]))
+                right, err = self._critical_edge(on_axis(p[i1], p[i1 + 1]))
                 if not (x[i1] <= right <= x[i1 + 1] and err < 1e-8 * b):
                     right = self._bisect_edge(x[i1 + 1], x[i1], b)
             intervals.extend(_split_near_zero(left, right, kind))

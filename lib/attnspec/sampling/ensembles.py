@@ -1,4 +1,4 @@
-"""Classical random-matrix ensembles and kernel matrices (MATH.md §2–§3).
+"""Classical random-matrix ensembles and kernel matrices (A4 §2–§3).
 
 Small, self-contained samplers that let the book check, by simulation, the facts the single-head
 theorem rests on: the semicircle and Marchenko–Pastur laws, free additive convolution (a Wigner

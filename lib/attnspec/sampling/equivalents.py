@@ -1,5 +1,5 @@
 """Gaussian-equivalent models of single-head attention: the linear model (with any noise
-variance), the stepwise chain, the Marchenko–Pastur surrogate (MATH.md §2, §4)."""
+variance), the stepwise chain, the Marchenko–Pastur surrogate (A4 §2, §4)."""
 
 from __future__ import annotations
 
@@ -18,12 +18,12 @@ from .softmax import gaussian_factors, project_rows, scores, softmax_rows
 __all__ = ["linear_model", "linear_equivalent", "linear_model_with_noise", "stepwise_chain",
            "mp_surrogate", "STEPWISE_KEYS"]
 
-#: Keys of :func:`attnspec.stepwise_chain`, in the order of the figure (MATH.md §4).
+#: Keys of :func:`attnspec.stepwise_chain`, in the order of the figure (A4 §4).
 STEPWISE_KEYS = ("softmax", "Y", "Y_f", "Y_Q", "Y_Q_lin", "Y_f_lin")
 
 
 def linear_model(S, beta, noise_sd, Z):
-    r"""(βS + σZ)/√ℓ: the linear model Y_lin on given ℓ×ℓ scores S and noise Z (MATH.md §2).
+    r"""(βS + σZ)/√ℓ: the linear model Y_lin on given ℓ×ℓ scores S and noise Z (A4 §2).
 
     The one place the formula is written. With S = QKᵀ/√d_qk and σ = α it is
     :func:`attnspec.linear_equivalent`; the stepwise chain, the models on given scores and
@@ -77,7 +77,7 @@ def _check_common(ell, d_qk, beta, arrays=4):
 
 @fill_docstring
 def linear_equivalent(ell, d_qk, beta, rng=None):
-    r"""Sample the linear Gaussian-equivalent model Y_lin (MATH.md §2).
+    r"""Sample the linear Gaussian-equivalent model Y_lin (A4 §2).
 
     Parameters
     ----------
@@ -117,7 +117,7 @@ def _linear_model(ell, d_qk, beta, noise_var, rng):
 
 @fill_docstring
 def stepwise_chain(ell, d_qk, beta, rng=None, *, degree=3):
-    r"""The six matrices of the stepwise-approximation figure, from one draw (MATH.md §4).
+    r"""The six matrices of the stepwise-approximation figure, from one draw (A4 §4).
 
     Parameters
     ----------
@@ -154,7 +154,7 @@ def stepwise_chain(ell, d_qk, beta, rng=None, *, degree=3):
     Notes
     -----
     The chain is **this companion's reconstruction** of the figure of paper 1, consistent
-    with its caption (MATH.md §4, [reconstructed]); the definitions above are ours, not
+    with its caption (A4 §4, [reconstructed]); the definitions above are ours, not
     quotations. Since 11ᵀP = 0, ``Y`` is computed as e^{βS − β²/2} P/√ℓ. Memory: the six outputs
     plus S and Z stay alive, and temporaries of the Hermite sum bring the peak to eleven ℓ×ℓ
     float64 arrays (measured with ``tracemalloc``; ℓ = 1000 peaks at 88 MB).
@@ -195,7 +195,7 @@ def stepwise_chain(ell, d_qk, beta, rng=None, *, degree=3):
 
 
 def mp_surrogate(ell, beta, rng=None):
-    r"""Marchenko–Pastur surrogate of the i.i.d.-score model (MATH.md §2, §4).
+    r"""Marchenko–Pastur surrogate of the i.i.d.-score model (A4 §2, §4).
 
     Parameters
     ----------
@@ -238,7 +238,7 @@ def linear_model_with_noise(ell, d_qk, beta, noise_var, rng=None):
     %(beta)s
     noise_var : float
         Noise variance ≥ 0. The Gaussian equivalence needs α² = e^{β²} − 1 − β²
-        (:func:`attnspec.noise_variance`); e^{β²} − 1 is the classic mistake (MATH.md §2).
+        (:func:`attnspec.noise_variance`); e^{β²} − 1 is the classic mistake (A4 §2).
     rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
         Source of randomness. Q, K, then Z are drawn in the order of
         :func:`attnspec.linear_equivalent`, so with ``noise_var = noise_variance(beta)`` and the

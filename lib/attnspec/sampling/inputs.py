@@ -10,7 +10,7 @@ trained models do:
           \qquad g_i \sim N(0, I_d),
 
 so that x_i·x_j ≈ ρ for i ≠ j. :func:`attnspec.scores_linear_model` is the Gaussian-equivalent
-linear model (αZ + βS)/√ℓ of MATH.md §2 built on given scores S, to test whether the
+linear model (αZ + βS)/√ℓ of A4 §2 built on given scores S, to test whether the
 equivalence survives such inputs.
 """
 
@@ -74,7 +74,7 @@ def _check_score_arguments(S, beta, rng):
 
 @fill_docstring
 def scores_linear_model(S, beta, rng=None, *, exact_degree=1):
-    r"""The linear model (αZ + βS)/√ℓ on given ℓ×ℓ scores S (MATH.md §2), optionally with
+    r"""The linear model (αZ + βS)/√ℓ on given ℓ×ℓ scores S (A4 §2), optionally with
     the Hermite terms up to ``exact_degree`` kept exactly.
 
     Parameters

@@ -79,7 +79,7 @@ def check_arguments(ell, d, heads, beta, tie, d_head, d_value, groups, equivalen
 
 def multihead_output(ell, d, heads, beta, tie="none", d_head=None, d_value=None, groups=None,
                      equivalent=False, rng=None):
-    r"""Sample Y = √(ℓ/d) O^⊥, the centred multi-head attention output (MATH.md §6).
+    r"""Sample Y = √(ℓ/d) O^⊥, the centred multi-head attention output (A4 §6).
 
     Parameters
     ----------
@@ -124,7 +124,7 @@ def multihead_output(ell, d, heads, beta, tie="none", d_head=None, d_value=None,
               \end{gathered}
 
     As X has orthonormal rows, Q_h, K_h, V_h are sampled directly as i.i.d. N(0, 1) ℓ×d_h
-    (ℓ×d_v) matrices (MATH.md §1), except for ``output_keys``, which builds X with
+    (ℓ×d_v) matrices (A4 §1), except for ``output_keys``, which builds X with
     :func:`attnspec.orthonormal_input` because W_K^h is reused in the output. A_h P V_h is
     computed as A_h (P V_h), centring the ℓ×d_v values instead of the ℓ×ℓ attention.
 
@@ -143,7 +143,7 @@ def multihead_output(ell, d, heads, beta, tie="none", d_head=None, d_value=None,
 
     Grouped-query attention splits the H heads into ``groups`` groups of H/groups heads.
     The variants and their claims are this companion's reconstruction from paper 2's abstract
-    (MATH.md §6, [reconstructed]). Closed-form moments: untied and across-head ties
+    (A4 §6, [reconstructed]). Closed-form moments: untied and across-head ties
     m₁ = s = e^{β²} − 1; ``kv`` m₁ = s + β²ℓ/d_h.
     """
     (ell, d, heads, beta, tie, d_head, d_value, groups,
@@ -172,7 +172,7 @@ def shared_pattern_per_head_noise(ell, d, heads, beta, *, d_head=None, d_value=N
 
     Notes
     -----
-    The rule of MATH.md §6 is one noise matrix per distinct score matrix: heads sharing a
+    The rule of A4 §6 is one noise matrix per distinct score matrix: heads sharing a
     pattern must share Z. This sampler breaks the rule on purpose (chapter 07): the noise of
     different heads becomes asymptotically free where the true nonlinear parts are identical,
     and m₂ drops by (1 − 1/H)(s² − β⁴)

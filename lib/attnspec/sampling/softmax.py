@@ -1,4 +1,4 @@
-"""Samplers of single-head softmax attention and its centring (MATH.md §1)."""
+"""Samplers of single-head softmax attention and its centring (A4 §1)."""
 
 from __future__ import annotations
 
@@ -36,27 +36,28 @@ def gaussian_factors(ell, width, rng, count=2):
 
 
 def scores(Q, K):
-    """S = Q Kᵀ/√d_qk (MATH.md §1). Q is rescaled first (ℓ·d_qk operations, not ℓ²)."""
+    """S = Q Kᵀ/√d_qk (A4 §1). Q is rescaled first (ℓ·d_qk operations, not ℓ²)."""
     return (Q * (1.0 / math.sqrt(Q.shape[1]))) @ K.T
 
 
 def softmax_rows(S, beta, out=None):
-    """Row-wise softmax(βS) (MATH.md §1), computed as exp(β(S − row max)) / row sum.
+    """Row-wise softmax(βS) (A4 §1), computed as exp(β(S − row max)) / row sum.
 
     The row maximum of S is subtracted *before* multiplying by β, so every exponent is ≤ 0
     and the row maximum gives exp(0) = 1: the result is finite for any finite β (a huge β
     saturates to a one-hot row, or uniform weights over tied maxima). ``out=S`` works in place.
+    Rows are along the last axis: a stack of score matrices (..., ℓ, ℓ) works as well.
     """
-    A = np.subtract(S, S.max(axis=1, keepdims=True), out=out)
+    A = np.subtract(S, S.max(axis=-1, keepdims=True), out=out)
     with np.errstate(over="ignore"):  # β·(S − max) may overflow to −inf: exp(−inf) = 0
         A *= beta
     np.exp(A, out=A)
-    A /= A.sum(axis=1, keepdims=True)
+    A /= A.sum(axis=-1, keepdims=True)
     return A
 
 
 def project_rows(M):
-    """M P with P = I − 11ᵀ/ℓ (MATH.md §1), i.e. M minus its row means (a new array)."""
+    """M P with P = I − 11ᵀ/ℓ (A4 §1), i.e. M minus its row means (a new array)."""
     return M - M.mean(axis=1, keepdims=True)
 
 
@@ -65,7 +66,7 @@ def project_rows(M):
 
 
 def softmax_attention(ell, d_qk, beta, rng=None, *, return_scores=False, dtype=np.float64):
-    r"""Sample single-head softmax attention A = softmax(βS) (MATH.md §1).
+    r"""Sample single-head softmax attention A = softmax(βS) (A4 §1).
 
     Parameters
     ----------
@@ -99,7 +100,7 @@ def softmax_attention(ell, d_qk, beta, rng=None, *, return_scores=False, dtype=n
     -----
     Scores S = Q Kᵀ/√d_qk with Q, K ∈ ℝ^{ℓ×d_qk} i.i.d. N(0, 1); attention
     :math:`A_{ij} = e^{\beta S_{ij}} / \sum_k e^{\beta S_{ik}}`, computed with the row maximum
-    subtracted. Sampling Q, K directly is the shortcut of MATH.md §1: with input X of
+    subtracted. Sampling Q, K directly is the shortcut of A4 §1: with input X of
     orthonormal rows, Q = X W_Q and K = X W_K have exactly this law. Q is drawn first, then K.
 
     Examples
@@ -142,7 +143,7 @@ def orthonormal_input(ell, d, rng=None):
 
     Notes
     -----
-    (MATH.md §1, §6.) X = Qᵀ with Q the first ℓ columns of a Haar orthogonal d×d matrix
+    (A4 §1, §6.) X = Qᵀ with Q the first ℓ columns of a Haar orthogonal d×d matrix
     (:func:`attnspec.sampling.ensembles.haar_columns`, one d×ℓ Gaussian draw and its QR);
     the transpose of a Haar matrix is Haar, so X has the law of the first ℓ rows of a Haar
     orthogonal d×d matrix, at cost O(dℓ²) instead of O(d³).
@@ -155,7 +156,7 @@ def orthonormal_input(ell, d, rng=None):
 
 
 def attention_from_weights(X, W_Q, W_K, beta, *, return_scores=False):
-    r"""Softmax attention of an explicit input and explicit weights (MATH.md §1, §6).
+    r"""Softmax attention of an explicit input and explicit weights (A4 §1, §6).
 
     Parameters
     ----------
@@ -179,7 +180,7 @@ def attention_from_weights(X, W_Q, W_K, beta, *, return_scores=False):
     -----
     :math:`S = X W_Q W_K^\top X^\top / \sqrt{d_{qk}}`, :math:`A = \mathrm{softmax}(\beta S)`
     row-wise with the row maximum subtracted. Needed when a weight is reused outside the
-    scores (MATH.md §6, output tied to keys); otherwise :func:`softmax_attention` samples the
+    scores (A4 §6, output tied to keys); otherwise :func:`softmax_attention` samples the
     same law without X.
     """
     X = check_matrix("X", X, min_rows=2)
@@ -197,7 +198,7 @@ def attention_from_weights(X, W_Q, W_K, beta, *, return_scores=False):
 
 
 def centered(A):
-    r"""The centred, rescaled attention √ℓ A^⊥ = √ℓ A P (MATH.md §1).
+    r"""The centred, rescaled attention √ℓ A^⊥ = √ℓ A P (A4 §1).
 
     Parameters
     ----------
@@ -213,7 +214,7 @@ def centered(A):
     Notes
     -----
     A P subtracts from each row its mean. For a row-stochastic A the row means are all 1/ℓ,
-    so A P = A − 11ᵀ/ℓ = A^⊥ exactly as MATH.md defines it; subtracting the *computed* row
+    so A P = A − 11ᵀ/ℓ = A^⊥ exactly as A4 §1 defines it; subtracting the *computed* row
     means also removes the rounding error of the row sums, so the trivial singular value
     (≈ 1 before centring) is removed to machine precision. The observable of the book is the
     law of the squared singular values of this matrix.
@@ -225,7 +226,7 @@ def centered(A):
 
 
 def iid_score_attention(ell, beta, rng=None):
-    r"""Attention with i.i.d. scores, the prior ("Mind the Gap") model (MATH.md §2).
+    r"""Attention with i.i.d. scores, the prior ("Mind the Gap") model (A4 §2).
 
     Parameters
     ----------

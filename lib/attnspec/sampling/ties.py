@@ -1,6 +1,6 @@
 """The weight ties of multi-head attention: one registry for samplers, laws, studies and figures.
 
-MATH.md §6 lists the ties: which weights heads share and where the sharing acts. The sampler
+A4 §6 lists the ties: which weights heads share and where the sharing acts. The sampler
 (:func:`attnspec.multihead_output`), the law (:class:`attnspec.MultiHeadLaw`), the studies of
 chapter 7 and the chapter parameters all read the names, labels and kinds from here.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 __all__ = ["TIES", "ACROSS_HEAD_TIES", "TIE_LABELS", "TIE_KINDS"]
 
-#: Weight-tie variants of MATH.md §6, in the order of its table.
+#: Weight-tie variants of A4 §6, in the order of its table.
 TIES = ("none", "mqa", "gqa", "shared_values", "cross_kv", "kv", "output_keys", "shared_pattern")
 
 #: Ties that share weights across heads only: their law is the law of independent heads.
@@ -27,7 +27,7 @@ TIE_LABELS = {
     "shared_pattern": "shared pattern",
 }
 
-#: Where each tie acts (the last column of the table of MATH.md §6).
+#: Where each tie acts (the last column of the table of A4 §6).
 TIE_KINDS = {
     "none": "baseline",
     "mqa": "across heads",
