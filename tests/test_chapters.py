@@ -95,7 +95,7 @@ def test_chapter_reruns_at_small_sizes(path, tmp_path):
     page = page_of(out)   # the rerun's page (book.rerun_page), built strictly
     assert "{glue" not in page.read_text()
     assert 'class="caption-number">Fig. ' in page.read_text()
-    assert list((page.parent.parent / "_images").glob("*.png"))
+    assert list((page.parent.parent / "_images").glob("*.svg"))    # the book's figures
 
 
 def test_a_failing_rerun_leaves_nothing_behind(tmp_path, monkeypatch):

@@ -110,3 +110,23 @@ def test_multihead_comparison_of_a_layer_and_its_refusals():
     long = attnspec.minilm_forward(attnspec.minilm_passages()["book"])
     with pytest.raises(ValueError, match="ell <= d"):
         trained_heads.multihead_comparison(long, 0)
+
+
+def test_beta_matched_references_bin_the_trained_heads_and_refuse_bad_edges():
+    study = trained_heads.passage_study("It was the best of times, it was the worst of "
+                                        "times, it was the age of wisdom.", rng=0, draws=1)
+    rows = trained_heads.beta_matched_references([study], rng=0, edges=(1.0, 2.0), draws=1)
+    betas = trained_heads.trained_array([study], "beta_eff")
+    assert sum(row["heads"] for row in rows) == 72
+    for row in rows:
+        inside = (betas >= row["low"]) & (betas < row["high"])
+        assert row["heads"] == inside.sum()
+        assert 0 <= row["reference"] <= row["reference_max"] <= 1
+        assert 0 <= row["within"] <= 1
+    # below β = 1 the theorem's own heads are close to ν∞ (chapter 5): a reference, not noise
+    if rows[0]["high"] == 1.0:
+        assert rows[0]["reference"] < 0.3
+    with pytest.raises(ValueError, match="edges"):
+        trained_heads.beta_matched_references([study], edges=(2.0, 1.0))
+    with pytest.raises(ValueError, match="draws"):
+        trained_heads.beta_matched_references([study], draws=0)

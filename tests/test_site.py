@@ -179,5 +179,5 @@ def test_downloaded_notebooks_carry_their_figures():
     for path in sorted((ROOT / "chapters").glob("*.ipynb")):
         served = nbformat.read(HTML / "_sources" / "chapters" / path.name, as_version=4)
         images = [o for c in served.cells if c.cell_type == "code" for o in c.outputs
-                  if "image/png" in o.get("data", {})]
+                  if {"image/png", "image/svg+xml"} & set(o.get("data", {}))]
         assert images, path.name

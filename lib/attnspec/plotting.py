@@ -1,18 +1,43 @@
 """The book's figure styles: spectra as histograms or sorted values, with theory curves.
 
 Chapters call these so a figure cell is a few lines. Conventions (QuantEcon style): lowercase
-axis labels, ``lw=2`` theory lines, legends, no titles (captions live in the cell metadata).
+axis labels, ``lw=2`` theory lines, no titles (captions live in the cell metadata).
+
+The figure policy (what a reader sees, on a laptop and on a phone):
+
+- every figure is drawn at the width it is shown, :data:`COLUMN_WIDTH` (the book's text
+  column, 660 CSS px at a 1280 px window), so it is shown at its natural size, never shrunk;
+- every text is at least :data:`MIN_FONT_PT` points at that width (12 CSS px on a laptop);
+  :func:`text_sizes` measures a figure;
+- figures are SVG (vector): sharp on 2× screens and in the PDF. Glyphs are paths, so every
+  browser draws them alike; each text keeps its size as the scale of its group, which
+  ``tests/test_figures.py`` reads in the built book;
+- legends sit outside the data, below the axes (:func:`legend_below`);
+- panels are laid out by matplotlib's constrained layout; on a phone a figure opens full size
+  on a tap (``_assets/attnspec.js`` makes every figure a link to its image).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["book_style", "spectrum_histogram", "sorted_spectrum", "law_curve", "COLORS",
+__all__ = ["book_style", "use_book_style", "subplots", "legend_below", "legend_beside",
+           "text_sizes",
+           "COLUMN_WIDTH", "MIN_FONT_PT",
+           "spectrum_histogram", "sorted_spectrum", "law_curve", "COLORS",
            "histogram_over_sorted", "heat_map", "threshold_scale_lines", "phase_diagram",
            "SCALE_STYLES", "edge_approximations_plot", "curve_color", "heads_on_phase_diagram",
            "beta_by_layer", "ladder_strips", "layer_profile", "normalised_spectra",
            "ks_against_ell"]
+
+#: Width of every figure, in inches: the text column of the book's site (660 CSS px at a
+#: 1280 px window, 6.875 in at 96 CSS px per inch) less the 0.1 in margin the notebook adds on
+#: each side, so a figure is shown at its natural size.
+COLUMN_WIDTH = 6.6
+
+#: Smallest font size of any text in a figure, in points at :data:`COLUMN_WIDTH` (9 pt is
+#: 12 CSS px on a laptop; on a phone the figure opens full size on a tap).
+MIN_FONT_PT = 9
 
 #: One colour per role, used consistently across the book.
 COLORS = {
@@ -25,18 +50,109 @@ COLORS = {
 
 
 def book_style():
-    """Return a matplotlib style dict for the book (apply with ``plt.rcParams.update``)."""
+    """Return a matplotlib style dict for the book (apply with :func:`use_book_style`)."""
     return {
-        "figure.figsize": (7.0, 4.0),
-        "figure.dpi": 110,
-        "savefig.dpi": 110,
+        "figure.figsize": (COLUMN_WIDTH, 3.6),
+        "figure.dpi": 96,
+        "figure.constrained_layout.use": True,
+        "savefig.dpi": 200,            # a PNG, if one is saved, is sharp on 2x screens
+        "svg.fonttype": "path",        # glyphs as paths: drawn alike by every browser and PDF
         "axes.spines.top": False,
         "axes.spines.right": False,
         "axes.grid": False,
         "legend.frameon": False,
         "font.size": 10,
+        "axes.titlesize": 10,
+        "axes.labelsize": 10,
+        "xtick.labelsize": MIN_FONT_PT,
+        "ytick.labelsize": MIN_FONT_PT,
+        "legend.fontsize": MIN_FONT_PT,
+        "legend.title_fontsize": MIN_FONT_PT,
+        "figure.titlesize": 10,
+        "figure.labelsize": 10,
         "lines.linewidth": 2,
     }
+
+
+def use_book_style():
+    """Apply :func:`book_style` and, in a notebook, show figures as SVG (vector)."""
+    import matplotlib.pyplot as plt
+
+    plt.rcParams.update(book_style())
+    try:
+        from IPython import get_ipython
+    except ImportError:         # pragma: no cover - IPython comes with the book's packages
+        return
+    if get_ipython() is not None:
+        from matplotlib_inline.backend_inline import set_matplotlib_formats
+
+        set_matplotlib_formats("svg")
+
+
+def subplots(nrows=1, ncols=1, *, height=None, **kwargs):
+    """``plt.subplots`` at the column width, with constrained layout.
+
+    ``height`` in inches (default: 3.2 per row of panels, 3.6 for a single panel).
+    """
+    import matplotlib.pyplot as plt
+
+    height = height or (3.6 if nrows == 1 else 3.2 * nrows)
+    return plt.subplots(nrows, ncols, figsize=(COLUMN_WIDTH, height), layout="constrained",
+                        **kwargs)
+
+
+def legend_below(fig, axes=None, *, ncol=None, **kwargs):
+    """One legend for ``fig``, outside the axes, below them: it never covers data.
+
+    Entries are collected from ``axes`` (default: every axes of the figure), each label once.
+    ``ncol`` defaults to the most columns (up to 3) whose legend fits the figure's width.
+    Needs constrained layout (:func:`subplots` and :func:`book_style` set it).
+    """
+    entries = {}
+    for ax in fig.axes if axes is None else axes:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            if not label.startswith("_"):
+                entries.setdefault(label, handle)
+    if not entries:
+        return None
+    if fig.get_layout_engine() is None:
+        fig.set_layout_engine("constrained")
+    renderer = fig.canvas.get_renderer()
+    for columns in ([ncol] if ncol else range(min(3, len(entries)), 0, -1)):
+        legend = fig.legend(list(entries.values()), list(entries), loc="outside lower center",
+                            ncol=columns, **kwargs)
+        if ncol or columns == 1 or \
+                legend.get_window_extent(renderer).width <= 0.98 * fig.bbox.width:
+            return legend
+        legend.remove()
+    return legend
+
+
+def legend_beside(ax, **kwargs):
+    """A legend for ``ax`` alone, outside it on its right (constrained layout makes room).
+
+    For panels whose entries differ; ``kwargs`` go to ``ax.legend`` (e.g. ``title``).
+    """
+    return ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), **kwargs)
+
+
+def text_sizes(fig):
+    """Font size in points, as shown at :data:`COLUMN_WIDTH`, of every visible text of ``fig``.
+
+    A figure wider than the column is shrunk to it, and its text with it.
+    """
+    from matplotlib.text import Text
+
+    fig.canvas.draw()                   # tick labels exist once drawn
+    scale = min(1.0, COLUMN_WIDTH / fig.get_figwidth())
+    sizes = []
+    for text in fig.findobj(Text):
+        holder = text.axes
+        if not (text.get_visible() and text.get_text().strip()) or \
+                (holder is not None and not holder.get_visible()):
+            continue
+        sizes.append(text.get_fontsize() * scale)
+    return sizes
 
 
 def spectrum_histogram(ax, values, *, bins=80, range=None, label=None, color=None, alpha=0.45):
@@ -118,7 +234,7 @@ def histogram_over_sorted(spectra, labels, *, law=None, reference=None, columns=
         would flatten everything else); 0 shows every bin in full. The sorted panels share
         the vertical axis [0, upper].
     figsize : tuple, optional
-        Default: 3 inches per column, 4.4 inches per row of panels.
+        Default: the column width, 3.6 inches per row of panels.
 
     Returns
     -------
@@ -132,8 +248,9 @@ def histogram_over_sorted(spectra, labels, *, law=None, reference=None, columns=
 
     names = list(spectra)
     rows = -(-len(names) // columns)
-    fig, axes = plt.subplots(2 * rows, columns, figsize=figsize or (3.0 * columns, 4.4 * rows),
-                             gridspec_kw={"height_ratios": [1.2, 1.0] * rows}, squeeze=False)
+    fig, axes = plt.subplots(2 * rows, columns, figsize=figsize or (COLUMN_WIDTH, 3.6 * rows),
+                             gridspec_kw={"height_ratios": [1.2, 1.0] * rows}, squeeze=False,
+                             layout="constrained")
     means = {name: np.mean([np.sort(np.ravel(s))[::-1] for s in spectra[name]], axis=0)
              for name in names}
     top = upper or max(float(np.max(means[name])) for name in names) * 1.05
@@ -146,7 +263,7 @@ def histogram_over_sorted(spectra, labels, *, law=None, reference=None, columns=
         heights, _, _ = hist_ax.hist(pooled, bins=bins, range=(0, top), density=True,
                                      histtype="stepfilled", alpha=0.45, color=color,
                                      edgecolor="none", label="simulated")
-        hist_ax.set_title(labels[name], fontsize=10)
+        hist_ax.set_title(labels[name])
         hist_ax.set_xlabel("$s^2$")
         ranks = np.arange(1, means[name].size + 1) + offset
         sort_ax.plot(ranks, means[name], color=color, lw=1.5, label="simulated")
@@ -170,13 +287,7 @@ def histogram_over_sorted(spectra, labels, *, law=None, reference=None, columns=
         row, col = divmod(index, columns)
         axes[2 * row, col].set_ylim(0, 1.3 * max(caps))
         axes[2 * row + 1, col].set_ylim(0, top)
-    entries = {}
-    for ax in axes.ravel():
-        for handle, text in zip(*ax.get_legend_handles_labels()):
-            entries.setdefault(text, handle)
-    fig.legend(list(entries.values()), list(entries), loc="upper center", ncol=len(entries),
-               fontsize=9)
-    fig.tight_layout(rect=(0, 0, 1, 0.97))
+    legend_below(fig)
     return fig
 
 
@@ -196,7 +307,9 @@ def heat_map(ax, x, y, values, *, logx=True, lognorm=True, annotate="{:.2g}", cm
     lognorm : bool
         Logarithmic colour scale (for positive values spanning decades).
     annotate : str or None
-        Format of the number written in each cell (None: no numbers).
+        Format of the number written in each cell (None: no numbers), at
+        :data:`MIN_FONT_PT`, right of the cell's centre on a patch of the cell's colour, so
+        curves drawn over the map pass under it (and bars at the centre's left miss it).
     cmap, vmin, vmax : colour map and its limits.
     colorbar_label : str, optional
         Label of the colour bar (None: no colour bar).
@@ -230,12 +343,16 @@ def heat_map(ax, x, y, values, *, logx=True, lognorm=True, annotate="{:.2g}", cm
         ax.set_xticklabels([f"{v:g}" for v in x])
         ax.minorticks_off()
     if annotate:
+        shift = 1.12 if logx else 0.0
         for i, yv in enumerate(y):
             for j, xv in enumerate(x):
                 value = grid[i, j]
                 level = mesh.norm(value) if np.isfinite(value) else 0.0
-                ax.text(xv, yv, annotate.format(value), ha="center", va="center", fontsize=7,
-                        color="white" if level < 0.55 else "black")
+                ax.text(xv * shift if logx else xv, yv, annotate.format(value), ha="center",
+                        va="center", fontsize=MIN_FONT_PT, zorder=4,
+                        color="white" if level < 0.55 else "black",
+                        bbox=dict(boxstyle="square,pad=0.1", lw=0,
+                                  facecolor=mesh.cmap(level) if np.isfinite(value) else "none"))
     if colorbar_label is not None:
         ax.figure.colorbar(mesh, ax=ax, label=colorbar_label)
     return mesh
@@ -329,7 +446,7 @@ def threshold_scale_lines(ax, ells, *, names=None, margin=1.3, points=200):
     return lines
 
 
-def phase_diagram(ells, betas, ks, m1_ratio, *, onsets=None, figsize=(10, 4.6)):
+def phase_diagram(ells, betas, ks, m1_ratio, *, onsets=None, figsize=(COLUMN_WIDTH, 8.6)):
     r"""The (ℓ, β) phase diagram of chapter 5: KS distance and m₁/s, with the threshold scales.
 
     Parameters
@@ -341,8 +458,9 @@ def phase_diagram(ells, betas, ks, m1_ratio, *, onsets=None, figsize=(10, 4.6)):
     onsets : dict, optional
         ``{ell: (onset, end)}``: the finite-ℓ window in which the largest squared entry of
         √ℓA^⊥ is above the edge z₊² (:func:`attnspec.experiments.outlier_onset.entry_onset`),
-        drawn as a vertical bar at each ℓ.
+        drawn as a vertical bar at each ℓ (left of the cells' numbers).
     figsize : tuple
+        The two maps are stacked (KS above, m₁/s below), each as wide as the column.
 
     Returns
     -------
@@ -350,7 +468,7 @@ def phase_diagram(ells, betas, ks, m1_ratio, *, onsets=None, figsize=(10, 4.6)):
     """
     import matplotlib.pyplot as plt
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=figsize)
+    fig, (left, right) = plt.subplots(2, 1, figsize=figsize, layout="constrained")
     heat_map(left, ells, betas, ks, colorbar_label=r"KS distance to $\nu_\infty$")
     heat_map(right, ells, betas, m1_ratio, lognorm=False, cmap="magma", vmin=0, vmax=1.05,
              colorbar_label="$m_1 / s$")
@@ -360,14 +478,13 @@ def phase_diagram(ells, betas, ks, m1_ratio, *, onsets=None, figsize=(10, 4.6)):
             for k, (ell, (low, high)) in enumerate(sorted(onsets.items())):
                 top = high if np.isfinite(high) else max(betas)
                 if np.isfinite(low):
-                    ax.plot([ell, ell], [low, top], color="orange", lw=5, alpha=0.8,
+                    ax.plot([ell / 1.25] * 2, [low, top], color="orange", lw=5, alpha=0.8,
                             solid_capstyle="butt",
                             label=r"$\max M_{ij}^2 > z_+^2$ (finite $\ell$)" if k == 0 else None)
         ax.set_ylim(min(betas) - 0.2, max(betas) + 0.2)
         ax.set_xlabel(r"tokens $\ell = d_{qk}$")
         ax.set_ylabel(r"inverse temperature $\beta$")
-    fig.legend(*left.get_legend_handles_labels(), loc="lower center", ncol=3, fontsize=8)
-    fig.tight_layout(rect=(0, 0.1, 1, 1))
+    legend_below(fig, [left])
     return fig
 
 
@@ -404,7 +521,7 @@ def heads_on_phase_diagram(ax, ells, betas, *, scales=("mean_bound", "row_sum_cl
     offsets = np.linspace(-0.04, 0.04, betas.shape[2])
     for layer in range(betas.shape[1]):
         x = (ells[:, None] * np.exp(offsets)[None, :]).ravel()
-        ax.scatter(x, betas[:, layer].ravel(), s=10, color=colors[layer], alpha=0.8,
+        ax.scatter(x, betas[:, layer].ravel(), s=14, color=colors[layer], alpha=0.8,
                    label=f"layer {layer}")
     if random is not None:
         ax.scatter(random[0], random[1], s=40, marker="x", color="0.4", label=random[2])

@@ -9,10 +9,10 @@ d_h = 32) and per passage of :func:`attnspec.pretrained.passages.minilm_passages
 * the Kolmogorov–Smirnov distance of the squared singular values of √ℓ A^⊥ to
   ν∞(β_eff, c = ℓ/d_h) (:class:`attnspec.AttentionLaw`) and to Marchenko–Pastur with ratio 1
   and scale e^{β_eff²} − 1 (the i.i.d.-score prediction); NaN where the law is out of reach
-  (the law refuses its parameters, as it does today for β ≳ 6);
+  (:class:`attnspec.AttentionLaw` refuses β > 26 or c outside [0.01, 100]);
 * the ablation ladder: (1) Gaussian weights on Gaussian queries/keys (the theorem's object),
   (2) Gaussian weights on the model's real layer-0 input, (3) trained layer 0, (4) deeper
-  trained layers;
+  trained layers; and rung-1 references drawn at the trained heads' own β_eff, binned by β_eff;
 * what the trained spectra have instead: the attention sink (largest mean attention a key
   receives, and which token), the normalised row entropy, the share of the top squared
   singular value, the distance left after removing the top k values with ν∞ refitted to the
@@ -44,7 +44,7 @@ from ..spectra import ks_distance, squared_singular_values
 
 __all__ = ["effective_beta", "law_distances", "standard_init_beta", "head_measurements",
            "passage_study", "multihead_comparison", "trained_array", "rung_values",
-           "ladder_summary", "STANDARD_INIT_STD", "RUNGS"]
+           "ladder_summary", "beta_matched_references", "STANDARD_INIT_STD", "RUNGS"]
 
 #: Standard deviation of BERT's weight initialisation (``initializer_range`` of its config).
 STANDARD_INIT_STD = 0.02
@@ -141,7 +141,7 @@ def standard_init_beta(embeddings, rng=None, *, std=STANDARD_INIT_STD, draws=4):
 
 
 def head_measurements(A, S, *, tokens=None, beta=1.0, ks=(0, 1, 2, 4, 8), rng=None):
-    r"""Every chapter-10 measurement of one head (one ℓ×ℓ attention matrix and its scores).
+    r"""Every chapter-9 measurement of one head (one ℓ×ℓ attention matrix and its scores).
 
     Parameters
     ----------
@@ -346,3 +346,52 @@ def ladder_summary(studies):
             else math.nan,
         }
     return summary
+
+
+def beta_matched_references(studies, rng=None, *, edges=(0.75, 1.5, 3.0), draws=2):
+    r"""Rung-1 references at the trained heads' own β_eff, binned by β_eff (chapter 9).
+
+    The trained heads are binned by β_eff at ``edges`` (bins [0, e_1), [e_1, e_2), ...,
+    [e_last, ∞)). For each bin and passage with trained heads in it, ``draws`` heads of the
+    theorem, softmax_attention(ℓ, d_h = 32, β), are drawn at β the median β_eff of those
+    heads, and their KS distance to ν∞(β, ℓ/d_h) is measured as in :func:`law_distances`.
+
+    Returns
+    -------
+    list of dict
+        One per bin with trained heads: ``low``, ``high``, ``heads`` (trained heads in the
+        bin), ``trained`` (their median KS to ν∞, heads in reach), ``reference`` and
+        ``reference_max`` (median and largest KS of the random heads), ``within`` (share of
+        the bin's trained heads in reach at most ``reference_max`` from ν∞).
+    """
+    edges = [check_float("edges", e, min=0, min_open=True) for e in edges]
+    if any(b <= a for a, b in zip(edges, edges[1:])):
+        raise ParameterError(f"edges must increase; got {edges}")
+    draws = check_int("draws", draws, min=1)
+    rng = check_rng(rng)
+    betas, nu = trained_array(studies, "beta_eff"), trained_array(studies, "ks_nu")
+    bounds = [0.0] + edges + [math.inf]
+    rows = []
+    for low, high in zip(bounds[:-1], bounds[1:]):
+        inside = (betas >= low) & (betas < high)
+        if not inside.any():
+            continue
+        reference = []
+        for study, passage_betas, heads in zip(studies, betas, inside):
+            if heads.any():
+                beta = float(np.median(passage_betas[heads]))
+                for _ in range(draws):
+                    A, S = softmax_attention(study["ell"], HEAD_WIDTH, beta, rng,
+                                             return_scores=True)
+                    values = squared_singular_values(centered(A))
+                    reference.append(law_distances(values, beta, study["ell"] / HEAD_WIDTH)[0])
+        reference = np.array(reference)
+        trained = nu[inside][np.isfinite(nu[inside])]
+        top = float(np.nanmax(reference)) if np.isfinite(reference).any() else math.nan
+        rows.append({"low": low, "high": high, "heads": int(inside.sum()),
+                     "trained": float(np.median(trained)) if trained.size else math.nan,
+                     "reference": float(np.nanmedian(reference)) if math.isfinite(top)
+                     else math.nan,
+                     "reference_max": top,
+                     "within": float(np.mean(trained <= top)) if trained.size else math.nan})
+    return rows
