@@ -97,7 +97,7 @@ def test_onset_standard_error_only_where_every_draw_crosses():
     summary = outlier_onset.onset_summary(_onset_runs(tops))
     assert summary.onset_crossed == 3
     assert summary.onset_se == pytest.approx(np.std([1.25, 0.75, 1.25], ddof=1) / np.sqrt(3))
-    assert summary.text() == f"{summary.onset:.3g} ± 0.2"
+    assert summary.text() == "0.96 ± 0.17"   # se 0.167: two digits, as format_with_se
 
 
 def test_onset_summary_text_single_draw_and_no_crossing():

@@ -146,9 +146,11 @@ def shared_pattern_moments(ell, d, heads, beta, *, noise="rule", d_head=None, d_
 
     .. math::
 
-        m_1 = s,\qquad m_2 = m_2^{(a)} + (1 - 1/H)\,X,\qquad
+        \begin{gathered}
+        m_1 = s,\qquad m_2 = m_2^{(a)} + (1 - 1/H)\,X, \\
         X = \begin{cases} s^2 + c\beta^4 & \text{one shared noise (true)},\\
                           (1 + c)\beta^4 & \text{one noise per head.}\end{cases}
+        \end{gathered}
 
     The true and per-head values differ by (1 − 1/H)(s² − β⁴) = (1 − 1/H)(α⁴ + 2α²β²): the
     cross-head correlation of the nonlinear part that independent noise throws away. This

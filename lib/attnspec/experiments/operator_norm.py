@@ -77,8 +77,10 @@ def score_cauchy_transform(x, c):
 def stationary_edge(beta, c):
     r"""Right edge z₊² of ν_∞(β, c) from the stationary equation 1 + α²G_b′(ω) = 0.
 
-    .. math:: z_+ = \min_{\omega > \beta\sqrt{e_M(c)}} \omega + \alpha^2 G_b(\omega), \qquad
+    .. math:: \begin{gathered}
+              z_+ = \min_{\omega > \beta\sqrt{e_M(c)}} \omega + \alpha^2 G_b(\omega), \\
               G_b(\omega) = \frac{\omega}{\beta^2} G_M\!\Bigl(\frac{\omega^2}{\beta^2}\Bigr),
+              \end{gathered}
 
     the subordination form of A4 §3 (free convolution of sym(b) with a semicircle of
     variance α²). Independent of :class:`attnspec.AttentionLaw`, which takes the critical point

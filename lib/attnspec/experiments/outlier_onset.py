@@ -18,6 +18,7 @@ from .._validation import ParameterTypeError, check_choice, check_float, check_i
 from ..hermite import total_variance
 from ..sampling.softmax import gaussian_factors, scores
 from .row_sums import log_row_sum_mean
+from .tables import format_with_se
 
 __all__ = ["largest_entries", "entry_onset", "onset_summary", "OnsetSummary"]
 
@@ -210,7 +211,9 @@ class OnsetSummary:
         Returns
         -------
         str
-            ``"1.09 ± 0.08"`` when every draw crosses; ``"1.27 ± n/a (2 of 3 draws cross)"``
+            ``"1.09 ± 0.08"`` when every draw crosses (digits as
+            :func:`~attnspec.experiments.tables.format_with_se` gives them);
+            ``"1.27 ± n/a (2 of 3 draws cross)"``
             when some draw never crosses; ``"1.09 (one draw)"`` for a single draw;
             ``"≤ 1.25 (above the edge at the grid's first β)"`` when the mean is already above
             the edge at the first β; ``none`` when it never crosses. For ``key="end"`` or
@@ -231,7 +234,8 @@ class OnsetSummary:
             return text
         if n == 1:
             return text + (" (one draw)" if crossing else "")
-        text += f" ± {self.onset_se:.1g}" if math.isfinite(self.onset_se) else " ± n/a"
+        text = (format_with_se(value, self.onset_se) if math.isfinite(self.onset_se)
+                else text + " ± n/a")
         if crossing and self.onset_crossed < n:
             text += f" ({self.onset_crossed} of {n} draws cross)"
         elif crossing and self.draws_at_start:

@@ -2,7 +2,7 @@
 
 :class:`Comparison` holds the spectra, laws and :class:`MomentRow` summaries of a study
 (:mod:`attnspec.experiments.multihead`) and prints them as Markdown or aligned text;
-:func:`significant` and :func:`plus_minus` are the number formats the book's tables use.
+:func:`significant` and :func:`format_with_se` are the number formats of every table in the book.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_choice, check_int
+from .._validation import ParameterError, ParameterTypeError, check_bool, check_choice, check_int
 
-__all__ = ["significant", "plus_minus", "MomentRow", "Comparison"]
+__all__ = ["significant", "format_with_se", "MomentRow", "Comparison"]
 
 
 def significant(x, digits):
@@ -75,12 +75,12 @@ _COLUMNS = {  # name -> (markdown header, text header, formatter)
     "label": ("", "", lambda r: r.label),
     "kind": ("kind", "kind", lambda r: r.kind),
     "m1_theory": ("m₁ exact", "m1 exact", lambda r: significant(r.m1_theory, 4)),
-    "m1": ("m₁ {sample}", "m1 {sample}", lambda r: plus_minus(r.m1, r.m1_se)),
+    "m1": ("m₁ {sample}", "m1 {sample}", lambda r: format_with_se(r.m1, r.m1_se)),
     "m2_theory": ("m₂ exact", "m2 exact", lambda r: significant(r.m2_theory, 4)),
-    "m2": ("m₂ {sample}", "m2 {sample}", lambda r: plus_minus(r.m2, r.m2_se)),
+    "m2": ("m₂ {sample}", "m2 {sample}", lambda r: format_with_se(r.m2, r.m2_se)),
     "m2_equivalent": ("m₂ GE", "m2 GE",
-                      lambda r: plus_minus(r.m2_equivalent, r.m2_equivalent_se)),
-    "ks_equivalent": ("KS(softmax, GE)", "KS(sm,GE)", lambda r: significant(r.ks_equivalent, 2)),
+                      lambda r: format_with_se(r.m2_equivalent, r.m2_equivalent_se)),
+    "ks_equivalent": ("KS(softmax, GE)", "KS(GE)", lambda r: significant(r.ks_equivalent, 2)),
     "ks_law": ("KS({sample}, law)", "KS(law)", lambda r: significant(r.ks_law, 2)),
     "ks_reference": (None, None, lambda r: significant(r.ks_reference, 2)),
 }
@@ -89,18 +89,60 @@ _COLUMNS = {  # name -> (markdown header, text header, formatter)
 _REFERENCE_NAMES = ("KS to independent heads", "KS(indep)")  # default header of ks_reference
 
 
-def plus_minus(value, se):
-    """``value ± se`` as text: the value to 3 significant digits, the error to 1 (2 if its
-    first digit is 1); the value alone if ``se`` is NaN (a single draw).
+def format_with_se(value, se, *, nonbreaking=False):
+    """``value ± se`` as text, with the value's digits matched to its standard error.
 
-    >>> plus_minus(7.1431, 0.0512), plus_minus(1.6812, 0.0134), plus_minus(2.0, float("nan"))
-    ('7.14 ± 0.05', '1.68 ± 0.013', '2.00')
+    The error keeps one significant digit (two when that digit is 1: ``0.013``, not ``0.01``)
+    and the value is rounded to the same decimal place, but never to tens or coarser
+    (``177 ± 30``, not ``180 ± 30``, which would look exact to the unit). A number of
+    magnitude 1e6 or more, or where both are below 1e-4, shares a power of ten:
+    ``(1.235 ± 0.005)e+12``. An error that is NaN (one draw), zero (an exact value) or below
+    1e-15 of the value (double precision's rounding) gives the value alone to 3 significant
+    digits; an infinite one gives ``"2.00 ± inf"``; a NaN value gives ``"nan"`` (tables show
+    "—"). ``nonbreaking`` puts no-break spaces around "±", so that a table cell never splits
+    the pair across lines.
+
+    >>> format_with_se(177.4, 34.0), format_with_se(1.6812, 0.0134), format_with_se(0.28321, 7.1e-4)
+    ('177 ± 30', '1.681 ± 0.013', '0.2832 ± 0.0007')
+    >>> format_with_se(2.0, float("nan")), format_with_se(1.2346e12, 4.6e9)
+    ('2.00', '(1.235 ± 0.005)e+12')
+
+    Raises
+    ------
+    ValueError
+        If ``se`` is negative (a standard error is ≥ 0).
     """
-    if not np.isfinite(value):
-        return "nan"
-    if not np.isfinite(se) or se <= 0:
+    check_bool("nonbreaking", nonbreaking)
+    try:
+        value, se = float(value), float(se)
+    except (TypeError, ValueError):
+        raise ParameterTypeError(f"value and se must be real numbers; got value={value!r}, "
+                                 f"se={se!r}") from None
+    if se < 0:
+        raise ParameterError(f"se must be a standard error >= 0 (or NaN); got se={se!r}")
+    text = _with_se(value, se)
+    return text.replace(" ± ", "\u00a0±\u00a0") if nonbreaking else text
+
+
+def _with_se(value, se):
+    if not math.isfinite(value):
+        return "nan" if math.isnan(value) else f"{value}"
+    if math.isnan(se) or se <= 1e-15 * abs(value):
         return significant(value, 3)
-    return f"{significant(value, 3)} ± {significant(se, 2 if f'{se:.1e}'[0] == '1' else 1)}"
+    if math.isinf(se):
+        return f"{significant(value, 3)} ± inf"
+    top = max(abs(value), se)
+    exponent = math.floor(math.log10(top))
+    if top >= 1e6 or top < 1e-4:
+        scale = 10.0 ** exponent
+        return f"({_with_se(value / scale, se / scale)})e{exponent:+03d}"
+    digits = 2 if f"{se:.1e}"[0] == "1" else 1
+    rounded = float(f"{se:.{digits - 1}e}")
+    decimals = max(0, digits - 1 - math.floor(math.log10(rounded)))
+    shown = f"{value:.{decimals}f}"
+    if float(shown) == 0:
+        shown = shown.lstrip("-")
+    return f"{shown} ± {rounded:.{decimals}f}"
 
 
 @dataclass
@@ -159,7 +201,8 @@ class Comparison:
         format : {"markdown", "text"}
             A Markdown table (for ``IPython.display.Markdown``) or aligned plain text (for
             printed, nbval-checked cells). Exact values have 4 significant digits, simulated
-            moments 3 (± one standard error over draws), KS distances 2; a value that was not
+            moments ± one standard error over draws as :func:`format_with_se` writes them,
+            KS distances 2; a value that was not
             computed (such as the KS distance of independent heads to themselves) is "—".
         """
         check_choice("format", format, ("markdown", "text"))

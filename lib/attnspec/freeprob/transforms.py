@@ -21,8 +21,8 @@ __all__ = ["nu_inf_inverse_cauchy", "nu_inf_free_cumulants", "mp_edges", "mp_mom
 def nu_inf_inverse_cauchy(g, alpha2, beta2, c, derivative=False):
     r"""K(g) of the symmetrised ν_∞ (A4 §3), and optionally K′(g).
 
-    .. math:: K(g) = \frac1g + α^2 g + \frac{β^2 g}{1 - cβ^2 g^2}
-                   = \frac{1 + β^2(1 - c) g^2}{g(1 - cβ^2 g^2)} + α^2 g,
+    .. math:: K(g) &= \frac1g + α^2 g + \frac{β^2 g}{1 - cβ^2 g^2} \\
+                   &= \frac{1 + β^2(1 - c) g^2}{g(1 - cβ^2 g^2)} + α^2 g,
 
     evaluated in the second form, which has no cancellation of 1/g against
     β²g/(1 − cβ²g²) at large ``abs(g)`` when c ≈ 1. ``alpha2``, ``beta2`` may be the scaled

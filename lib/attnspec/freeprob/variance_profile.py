@@ -4,9 +4,11 @@ Let X be an ℓ×ℓ matrix with independent centred Gaussian entries of varianc
 E X_ij² = σ²(i/ℓ, j/ℓ)/ℓ. As ℓ → ∞ the eigenvalue law of X Xᵀ (the squared singular values
 of X) converges to a deterministic law whose Stieltjes transform is
 
-.. math:: m(z) = \int_0^1 ψ(x)\,dx, \qquad
-          ψ(x) = \frac{-1}{z\,(1 + \int_0^1 σ^2(x, y)\, \tilde ψ(y)\,dy)}, \qquad
+.. math:: \begin{gathered}
+          m(z) = \int_0^1 ψ(x)\,dx, \\
+          ψ(x) = \frac{-1}{z\,(1 + \int_0^1 σ^2(x, y)\, \tilde ψ(y)\,dy)}, \\
           \tilde ψ(y) = \frac{-1}{z\,(1 + \int_0^1 σ^2(x, y)\, ψ(x)\,dx)},
+          \end{gathered}
 
 the vector Dyson (quadratic vector) equation of the Gram matrix
 (Hachem, Loubaton & Najim 2007; Ajanki, Erdős & Krüger 2019), solved for Im z > 0 with
@@ -16,9 +18,11 @@ The causal (lower-triangular) profile σ²·1{y ≤ x} has a closed form (derive
 chapter 8, consistent with Dykema & Haagerup's DT operators: the moments are
 σ^{2n} nⁿ/(n + 1)!). With v ∈ (0, π),
 
-.. math:: t(v) = σ^2 \frac{\sin v}{v} e^{v\cot v}, \qquad
-          ρ(t(v)) = \frac{\sin v\, e^{-v\cot v}}{π σ^2}, \qquad
+.. math:: \begin{gathered}
+          t(v) = σ^2 \frac{\sin v}{v} e^{v\cot v}, \qquad
+          ρ(t(v)) = \frac{\sin v\, e^{-v\cot v}}{π σ^2}, \\
           F(t(v)) = \frac{π - v + \sin^2 v / v}{π},
+          \end{gathered}
 
 supported on [0, e σ²]: :class:`attnspec.TriangularProfileLaw` (in :mod:`attnspec.laws`).
 """

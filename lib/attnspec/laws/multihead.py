@@ -7,7 +7,8 @@ convolutions (derivation: chapter A1, ``chapters/A1_multihead_law_derivation.md`
 
     untied:  μ_Y = D_{1/H}( ν∞(β, ℓ/d_h) ⊠ MP(ℓ/d_v) )^{⊞H} ⊠ MP(ℓ/d)
     kv tie:  μ_Y = D_{1/H}( law of G Σ Gᵀ/d_h )^{⊞H} ⊠ MP(ℓ/d),   Σ = (β²ℓ/d_h) Ĉ² + α² Ĉ,
-             Ĉ ~ MP(d_h/ℓ) (the keys' Gram matrix KᵀK/ℓ), G an ℓ×d_h Gaussian independent of Ĉ
+             Ĉ ~ MP(d_h/ℓ) (the keys' Gram matrix KᵀK/ℓ),
+             G an ℓ×d_h Gaussian independent of Ĉ
 
 with MP(r) the Marchenko–Pastur law of mean 1 and ratio r.  Across-head sharing (``mqa``,
 ``gqa``, ``shared_values``, ``cross_kv``, ``output_keys``) gives the untied law (except
@@ -104,8 +105,10 @@ class MultiHeadLaw(SpectralLaw):
 
     .. math::
 
-        \mu_Y = D_{1/H}\big(\mu_{\rm head}\big)^{\boxplus H} \boxtimes {\rm MP}(\ell/d),\qquad
+        \begin{gathered}
+        \mu_Y = D_{1/H}\big(\mu_{\rm head}\big)^{\boxplus H} \boxtimes {\rm MP}(\ell/d), \\
         \mu_{\rm head} = \nu_\infty(\beta, \ell/d_h) \boxtimes {\rm MP}(\ell/d_v)
+        \end{gathered}
 
     for independent heads and every across-head tie.  For the key–value tie
     :math:`\mu_{\rm head}` is the law of :math:`G\Sigma G^\top/d_h` with

@@ -14,12 +14,13 @@ float32 weights:
 
 .. math::
 
-    H_0 = \mathrm{LN}(E_{\rm word}[t] + E_{\rm pos}[0..ℓ) + E_{\rm type}[0]),\qquad
+    \begin{gathered}
+    H_0 = \mathrm{LN}(E_{\rm word}[t] + E_{\rm pos}[0..ℓ) + E_{\rm type}[0]), \\
     S_h = \frac{(H W_Q^h + b_Q^h)(H W_K^h + b_K^h)^\top}{\sqrt{d_h}},\quad
-    A_h = \mathrm{softmax}(S_h),
-
-    H' = \mathrm{LN}(H + [A_1 V_1, …, A_{12} V_{12}] W_O + b_O),\qquad
+    A_h = \mathrm{softmax}(S_h), \\
+    H' = \mathrm{LN}(H + [A_1 V_1, …, A_{12} V_{12}] W_O + b_O), \\
     H_{\rm next} = \mathrm{LN}(H' + \mathrm{GELU}(H' W_1 + b_1) W_2 + b_2),
+    \end{gathered}
 
 with GELU(x) = x Φ(x) (the erf form) and LayerNorm ε = 1e-12. There is no mask (one text,
 no padding) and no dropout (inference). Checked against the reference implementation

@@ -97,8 +97,10 @@ def linear_equivalent(ell, d_qk, beta, rng=None):
 
     Notes
     -----
-    .. math:: Y_{\mathrm{lin}} = \bigl(\alpha Z + \beta\, Q K^\top/\sqrt{d_{qk}}\bigr)/\sqrt{\ell},
-              \qquad \alpha^2 = e^{\beta^2} - 1 - \beta^2,
+    .. math:: \begin{gathered}
+              Y_{\mathrm{lin}} = \bigl(\alpha Z + \beta\, Q K^\top/\sqrt{d_{qk}}\bigr)/\sqrt{\ell}, \\
+              \alpha^2 = e^{\beta^2} - 1 - \beta^2,
+              \end{gathered}
 
     with Q, K ∈ ℝ^{ℓ×d_qk} and Z ∈ ℝ^{ℓ×ℓ} independent, i.i.d. N(0, 1). Moments of the
     squared singular values: m₁ → s = e^{β²} − 1, m₂ → 2s² + cβ⁴.

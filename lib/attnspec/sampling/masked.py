@@ -11,8 +11,10 @@ so that Y_ij = (n_i A_ij − 1)/√ℓ on the allowed entries. Without a mask n_
 book's √ℓ A^⊥. The masked Gaussian-equivalent model (this companion's proposal, tested by
 simulation in chapter 8) masks scores and noise alike:
 
-.. math:: Y_{\mathrm{lin}} = \frac{1}{\sqrt{\ell}}\, M \odot (αZ + βS),
-          \qquad M_{ij} = 1\{j \le i\}, \qquad α^2 = e^{β^2} - 1 - β^2 .
+.. math:: \begin{gathered}
+          Y_{\mathrm{lin}} = \frac{1}{\sqrt{\ell}}\, M \odot (αZ + βS), \\
+          M_{ij} = 1\{j \le i\}, \qquad α^2 = e^{β^2} - 1 - β^2 .
+          \end{gathered}
 """
 
 from __future__ import annotations

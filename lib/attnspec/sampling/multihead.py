@@ -118,8 +118,10 @@ def multihead_output(ell, d, heads, beta, tie="none", d_head=None, d_value=None,
     S_h = Q_h K_hᵀ/√d_h, A_h = softmax(βS_h), and W_O^h ∈ ℝ^{d_v×d} with N(0, 1/(H d_v))
     entries:
 
-    .. math:: Y = \sqrt{\ell/d}\; \sum_h A_h P\, V_h W_O^h,
-              \qquad P = I - \mathbf 1\mathbf 1^\top/\ell.
+    .. math:: \begin{gathered}
+              Y = \sqrt{\ell/d}\; \sum_h A_h P\, V_h W_O^h, \\
+              P = I - \mathbf 1\mathbf 1^\top/\ell.
+              \end{gathered}
 
     As X has orthonormal rows, Q_h, K_h, V_h are sampled directly as i.i.d. N(0, 1) ℓ×d_h
     (ℓ×d_v) matrices (A4 §1), except for ``output_keys``, which builds X with
