@@ -318,6 +318,7 @@ def _touch_drag(driver, box, control):
     _move(driver, box, control["name"], control["default"])
 
 
+@pytest.mark.book
 def test_each_interactive_figure_adds_at_most_1_5_mb_to_its_page(built_explorables):
     """Page weight: the figure's own markup (data and static image) plus the shared scripts it
     loads (Vega and Vega-Lite, from _static, once per page) stay under 1.5 MB."""
