@@ -110,13 +110,17 @@ return {
   math: document.querySelectorAll('.math').length,
   typeset: document.querySelectorAll('mjx-container').length,
   tex_errors: document.querySelectorAll('mjx-merror').length,
-  images: Array.from(article.querySelectorAll('img')).map(i => i.src),
+  // an interactive figure's static stand-in is embedded in the page (data:), not a figure
+  images: Array.from(article.querySelectorAll('img:not(.attnspec-explorable-static)'))
+      .map(i => i.src),
+  interactive: document.querySelectorAll('.attnspec-explorable-ready').length,
   broken: Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0))
       .map(i => i.src),
   figures: article.querySelectorAll('figure').length,
   captions: Array.from(article.querySelectorAll('figure')).map(
       f => (f.querySelector('figcaption') || {innerText: ''}).innerText.trim()),
-  outside: article.querySelectorAll('img:not(figure img)').length,
+  outside: article.querySelectorAll(
+      'img:not(figure img):not(.attnspec-explorable-static)').length,
   solutions: document.querySelectorAll('.solution').length,
   folded: document.querySelectorAll('.solution.toggle-hidden').length,
   mathjax: Array.from(document.scripts).map(s => s.src).filter(s => s.includes('mathjax')),
@@ -161,6 +165,7 @@ def test_a_rerun_of_chapter_3_renders_in_a_browser_after_its_folder_moves(tmp_pa
     assert report["broken"] == [] and errors == []
     assert report["images"] and all(s.startswith(moved.as_uri()) for s in report["images"])
     assert report["figures"] == len(report["images"]) and report["outside"] == 0
+    assert report["interactive"] == 1                  # chapter 3's, drawn from its folder
     assert all(re.match(r"Fig\. 3\.\d+ \S", c) for c in report["captions"]), report["captions"]
     assert report["solutions"] and report["folded"] == report["solutions"]
     text = report["text"]

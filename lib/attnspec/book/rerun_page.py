@@ -109,6 +109,11 @@ def _sources(book_root, src, executed, stem, parameters, chapter_number):
     if not (src / "static" / "mathjax" / "tex-chtml.js").is_file():
         raise PageBuildError(f"MathJax is missing ({mathjax / 'tex-chtml.js'}): run "
                              "`make setup` once")
+    vega = root / "_vendor" / "static" / "vega"      # the interactive figures' scripts
+    if not (vega / "vega-lite.min.js").is_file():
+        raise PageBuildError(f"Vega-Lite is missing ({vega / 'vega-lite.min.js'}): run "
+                             "`make setup` once")
+    shutil.copytree(vega, src / "static" / "vega")
     (src / "_config.yml").write_text(_config(root, src, title, chapter_number))
     toc = {"format": "jb-book", "root": "index",
            "parts": [{"caption": "Rerun", "numbered": True,

@@ -102,6 +102,18 @@ def _page_text(path):
     return path.read_text()
 
 
+def _cell_figures(path):
+    """``{name: ("figure", "")}`` of a notebook's figures named in code cell metadata
+    (``mystnb.figure.name``), which its Markdown does not show."""
+    if path.suffix != ".ipynb":
+        return {}
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    names = (c.metadata.get("mystnb", {}).get("figure", {}).get("name") for c in nb.cells)
+    return {name: ("figure", "") for name in names if name}
+
+
 def _page_name(docname, title):
     stem = docname.rsplit("/", 1)[-1]
     prefix = stem.split("_", 1)[0]
@@ -141,6 +153,7 @@ def book_targets(book_root, skip):
         if path is None:
             continue
         title, targets = _page_targets(_page_text(path), parser)
+        targets.update(_cell_figures(path))
         short, full = _page_name(docname, title)
         docs[docname] = full
         for label, (kind, heading) in targets.items():
