@@ -8,11 +8,11 @@ The figure policy (what a reader sees, on a laptop and on a phone):
 - every figure is drawn at the width it is shown, :data:`COLUMN_WIDTH` (the book's text
   column, 660 CSS px at a 1280 px window), so it is shown at its natural size, never shrunk;
 - every text is at least :data:`MIN_FONT_PT` points at that width (12 CSS px on a laptop);
-  :func:`text_sizes` measures a figure;
+  :func:`~attnspec.plotting.style.text_sizes` measures a figure;
 - figures are SVG (vector): sharp on 2× screens and in the PDF. Glyphs are paths, so every
   browser draws them alike; each text keeps its size as the scale of its group, which
   ``tests/test_figures.py`` reads in the built book;
-- legends sit outside the data, below the axes (:func:`legend_below`);
+- legends sit outside the data, below the axes (:func:`~attnspec.plotting.style.legend_below`);
 - panels are laid out by matplotlib's constrained layout; on a phone a figure opens full size
   on a tap (``_assets/attnspec.js`` makes every figure a link to its image).
 

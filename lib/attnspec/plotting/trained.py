@@ -32,7 +32,7 @@ def heads_on_phase_diagram(ax, ells, betas, *, scales=("mean_bound", "row_sum_cl
     scales : sequence of str
         Chapter 5's threshold scales drawn (names of
         :func:`attnspec.experiments.thresholds.threshold_scales`), by
-        :func:`threshold_scale_lines`.
+        :func:`~attnspec.plotting.spectra.threshold_scale_lines`.
     random : tuple (ells, betas, label), optional
         Points of random heads for comparison (grey crosses).
     """
