@@ -21,6 +21,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import base64
 import html
 import re
 import shutil
@@ -107,14 +108,20 @@ def takeaways(nb):
 
 
 def figures(nb):
-    """``[(caption, png_base64)]`` of every figure of an executed chapter."""
+    """``[(caption, data URI)]`` of every figure of an executed chapter (SVG, as the book
+    draws them, or PNG)."""
     found = []
     for cell in nb.cells:
         figure = (cell.metadata.get("mystnb") or {}).get("figure") or {}
         for output in cell.get("outputs", []):
-            png = output.get("data", {}).get("image/png")
-            if figure and png:
-                found.append((figure.get("caption", ""), png))
+            data = output.get("data", {})
+            if figure and "image/svg+xml" in data:
+                svg = base64.b64encode("".join(data["image/svg+xml"]).encode()).decode()
+                found.append((figure.get("caption", ""), f"data:image/svg+xml;base64,{svg}"))
+                break
+            if figure and "image/png" in data:
+                png = data["image/png"]
+                found.append((figure.get("caption", ""), f"data:image/png;base64,{png}"))
                 break
     return found
 
@@ -147,8 +154,8 @@ def deck(session, guide_text):
         values = glued(nb)
         for number, item in enumerate(takeaways(nb), 1):
             slides.append(f"<h3>Takeaway {number}</h3>" + markdown(resolve(item, values)))
-        for caption, png in figures(nb):
-            slides.append(f'<img class="figure" src="data:image/png;base64,{png}" alt="">'
+        for caption, uri in figures(nb):
+            slides.append(f'<img class="figure" src="{uri}" alt="">'
                           f'<div class="caption">{markdown(resolve(caption, values))}</div>')
     if session["exercises"]:
         slides.append("<h3>Exercises</h3>" + markdown(

@@ -10,8 +10,10 @@ wherever JavaScript does not run.
 
 A new interactive figure is a function ``frame(**positions) -> Frame`` and a few lines::
 
-    explorable = Explorable("exp-03-law", [Control("beta", "β", [0.5, 1, 2])],
-                            [Panel("squared singular value", "density")], frame, alt="...")
+    beta = Control("beta", "β", [0.5, 1, 2])
+    axes = Panel("squared singular value", "density")
+    series = [Series("law", "line", "ν∞(β, 1)")]       # frame(beta) draws Frame().line("law", …)
+    explorable = Explorable("exp-03-law", [beta], [axes], series, frame, alt="...")
     explorable          # the cell's output
 """
 

@@ -54,14 +54,12 @@ def sha256(path):
 
 
 def _bar(total, description, enabled):
-    """A tqdm bar in bytes (a plain text bar where ipywidgets is missing), or None."""
+    """A tqdm text bar in bytes, on stderr (in a terminal and in a notebook alike: a widget bar
+    would leave nothing readable in an executed notebook), or None."""
     if not enabled:
         return None
-    import warnings
+    from tqdm import tqdm
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # tqdm.auto warns when ipywidgets is missing
-        from tqdm.auto import tqdm
     return tqdm(total=total, desc=description, unit="B", unit_scale=True, unit_divisor=1024,
                 mininterval=1.0)
 
