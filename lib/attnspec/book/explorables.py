@@ -12,7 +12,7 @@ A new interactive figure is a function ``frame(**positions) -> Frame`` and a few
 
     beta = Control("beta", "β", [0.5, 1, 2])
     axes = Panel("squared singular value", "density")
-    series = [Series("law", "line", "ν∞(β, 1)")]       # frame(beta) draws Frame().line("law", …)
+    series = [Series("law", "line", "ν∞(β, 1)")]    # drawn by frame(beta)
     explorable = Explorable("exp-03-law", [beta], [axes], series, frame, alt="...")
     explorable          # the cell's output
 """
