@@ -331,3 +331,22 @@ def test_each_interactive_figure_adds_at_most_1_5_mb_to_its_page(built_explorabl
             start = text.index(f'class="attnspec-explorable" id="{box}"')
             own = len(text[start:text.index("</div>", start)].encode())
             assert own + shared <= 1_500_000, f"{page.name} {box}: {own} + {shared} bytes"
+
+
+def test_the_book_figures_refuse_malformed_sizes_by_name_before_any_work():
+    from attnspec._validation import ParameterError
+
+    with pytest.raises(ParameterError, match="ell must be an integer; got ell='x'"):
+        figures.single_head_law((1.0,), (1.0,), ell="x")
+    with pytest.raises(ParameterError, match="draws must be an integer >= 1; got draws=0"):
+        figures.outliers_and_scales((60,), (1.0,), draws=0)
+    with pytest.raises(ParameterError, match="draws must be an integer; got draws=1.5"):
+        figures.multihead_law(32, 64, 1.0, draws=1.5)
+
+
+def test_the_explorer_says_when_a_moment_is_beyond_the_float_range():
+    """At β = 26 (the end of the law's domain) s is finite but m₂ ~ 1e587 is not."""
+    frame = figures.law_explorer((26.0,), (1.0,), points=10).frames["0,0"]
+    readouts = dict(frame.readouts)
+    assert float(readouts["m₁"]) == pytest.approx(np.expm1(26.0 ** 2), rel=1e-5)
+    assert readouts["m₂"] == readouts["m₄"] == "beyond float64"

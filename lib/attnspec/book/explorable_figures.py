@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from attnspec._validation import check_int
 from attnspec.book.explorables import Control, Explorable, Frame, Panel, Series, page_values
 from attnspec.experiments.multihead import multihead_spectra
 from attnspec.experiments.thresholds import threshold_scales
@@ -59,6 +60,9 @@ def single_head_law(betas, cs, *, ell=400, seed=0, points=120, bins=40, name="ex
     Sliders β and c; readouts: the right edge z₊² of ν∞, the MP edge 4s, m₁ = s and
     m₂ = 2s² + cβ⁴ (A4 §3), and the ``attnspec law`` command that prints them.
     """
+    ell, seed = check_int("ell", ell, min=2), check_int("seed", seed, min=0)
+    points, bins = check_int("points", points, min=2), check_int("bins", bins, min=1)
+
     def frame(beta, c):
         law = AttentionLaw(beta, c)
         mp = MarchenkoPastur(1.0, law.s)
@@ -100,6 +104,9 @@ def outliers_and_scales(ells, betas, *, draws=2, seed=0, bins=50, name="exp-05-o
     the outliers as points. Bottom: the threshold scales of chapter 5 at this ℓ
     (β against its factor of √(log ℓ)) and the current β. Readout: outliers per draw.
     """
+    draws, seed = check_int("draws", draws, min=1), check_int("seed", seed, min=0)
+    bins = check_int("bins", bins, min=1)
+
     def frame(ell, beta):
         law = AttentionLaw(beta, 1.0)
         edge = law.support()[1]
@@ -157,6 +164,10 @@ def multihead_law(ell, d, beta, *, heads=(1, 2, 4, 8), ties=("none",), value_rat
     Gaussian-equivalent multi-head output (:func:`attnspec.experiments.multihead.multihead_spectra`
     with ``equivalent=True``); readouts: the law's right edge, m₁ and m₂.
     """
+    ell, d = check_int("ell", ell, min=2), check_int("d", d, min=2)
+    draws, seed = check_int("draws", draws, min=1), check_int("seed", seed, min=0)
+    points, bins = check_int("points", points, min=2), check_int("bins", bins, min=1)
+
     def frame(heads, tie="none", ratio=1.0):
         d_head = d // heads
         d_value = max(1, round(ratio * d_head))
@@ -200,7 +211,16 @@ def multihead_law(ell, d, beta, *, heads=(1, 2, 4, 8), ties=("none",), value_rat
 
 
 def law_explorer(betas, cs, *, points=120, name="exp-explorer"):
-    r"""``attnspec law`` in the browser: the density and CDF of ν∞(β, c), its edges and moments."""
+    r"""``attnspec law`` in the browser: the density and CDF of ν∞(β, c), its edges and moments
+    (a moment beyond the float64 range reads so)."""
+    points = check_int("points", points, min=2)
+
+    def moment(law, k):
+        try:
+            return _fmt(law.moment(k))
+        except ValueError:                  # refused: beyond the float range at large β
+            return "beyond float64"
+
     def frame(beta, c):
         law = AttentionLaw(beta, c)
         edges = law.edges()
@@ -215,7 +235,7 @@ def law_explorer(betas, cs, *, points=120, name="exp-explorer"):
                   .readout("support", " ∪ ".join(f"[{_fmt(a)}, {_fmt(b)}]"
                                                  for a, b in zip(edges[::2], edges[1::2]))))
         for k in (1, 2, 3, 4):
-            result.readout(f"m{'₁₂₃₄'[k - 1]}", _fmt(law.moment(k)))
+            result.readout(f"m{'₁₂₃₄'[k - 1]}", moment(law, k))
         return result.with_command(f"attnspec law --beta {beta:g} --c {c:g} --table 20")
 
     return Explorable(
