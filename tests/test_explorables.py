@@ -162,6 +162,9 @@ def test_grouped_query_at_two_heads_is_explained_and_drawn_apart_from_multi_quer
     assert dict(explorable.frames["1,1"].readouts)["tie"] == (
         "grouped-query, G = 2 groups of 2 heads")                     # H = 4: no remark
     assert figures._rng(0, 2, "mqa").random() != figures._rng(0, 2, "gqa").random()
+    tied = figures.multihead_law(32, 64, 1.0, heads=(2,), ties=("none", "output_keys"),
+                                 draws=1, points=20).frames["0,1"]
+    assert "Monte Carlo only" in dict(tied.readouts)["tie"]
 
 
 def test_the_static_figure_shows_the_default_position():

@@ -237,7 +237,12 @@ def multihead_law(ell, d, beta, *, heads=(1, 2, 4, 8), ties=("none",), value_rat
 
 
 def _tie_text(tie, heads, groups):
-    """The tie's name; for grouped-query its groups, and at one group that it is multi-query."""
+    """The tie's name; for grouped-query its groups, and at one group that it is multi-query;
+    for the output tied to keys, that its law (that of independent heads) rests on Monte Carlo
+    only (A4 §6)."""
+    if tie == "output_keys":
+        return (f"{TIE_LABELS[tie]} (the law drawn is that of independent heads, "
+                "supported by Monte Carlo only, chapter 7)")
     if tie != "gqa":
         return TIE_LABELS[tie]
     size = heads // groups
