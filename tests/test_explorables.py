@@ -101,6 +101,25 @@ def test_the_chapter_3_figure_against_the_closed_forms():
         assert frame.command == f"attnspec law --beta {beta:g} --c {c:g}"
 
 
+def test_the_chapter_3_figure_says_where_the_limit_describes_its_size():
+    """At ℓ = 60, √(log ℓ/2) = 1.43: β = 0.5 is below it, β = 1.5 past it, and the readout
+    says which; the draw's mean over s is the mean of the drawn spectrum (the same draw)."""
+    from attnspec.experiments.thresholds import threshold_scales
+
+    scale = threshold_scales(60)["m1_lln"].value
+    assert 0.5 < scale < 1.5
+    explorable = figures.single_head_law((0.5, 1.5), (1.0,), ell=60, seed=3, points=10)
+    for i, beta in enumerate((0.5, 1.5)):
+        readouts = dict(explorable.frames[f"{i},0"].readouts)
+        remark = readouts["ν∞ at ℓ = 60"]
+        assert remark.startswith("β past" if beta > scale else "β below")
+        assert f"{scale:.3g}" in remark
+        sample = attnspec.squared_singular_values(attnspec.centered(
+            attnspec.softmax_attention(60, 60, beta, rng=figures._rng(3, beta, 1.0))))
+        mean = float(readouts["this draw's mean / s"])
+        assert mean == pytest.approx(np.mean(sample) / np.expm1(beta ** 2), rel=1e-2)
+
+
 def test_same_seed_same_page_and_another_seed_another_draw():
     first = figures.single_head_law((1.0,), (1.0,), ell=40, seed=1, points=10).data
     assert figures.single_head_law((1.0,), (1.0,), ell=40, seed=1, points=10).data == first
@@ -126,6 +145,26 @@ def test_the_multihead_figure_draws_the_law_of_each_tie():
                                law.pdf(np.array(frame.series["law"]["x"])), rtol=1e-8)
     assert float(dict(frame.readouts)["m₁"]) == pytest.approx(law.moment(1), rel=1e-5)
     assert "groups=2" in explorable.frames["1,2"].command
+
+
+def test_grouped_query_at_two_heads_is_explained_and_drawn_apart_from_multi_query():
+    """At H = 2 grouped-query has G = 1 group, the model of multi-query: the same law, the
+    readout says so, and its histogram is another draw (the rng is keyed on the tie's name,
+    not on its length: "mqa" and "gqa" both have three letters)."""
+    explorable = figures.multihead_law(32, 64, 1.0, heads=(2, 4), ties=("mqa", "gqa"),
+                                       draws=1, points=20)
+    mqa, gqa = explorable.frames["0,0"], explorable.frames["0,1"]
+    assert mqa.series["law"] == gqa.series["law"]                  # one model, one law
+    assert mqa.series["equivalent"]["y"] != gqa.series["equivalent"]["y"]
+    assert dict(mqa.readouts)["tie"] == "multi-query"
+    assert "G = 1 group" in dict(gqa.readouts)["tie"]
+    assert "the model of multi-query" in dict(gqa.readouts)["tie"]
+    assert dict(explorable.frames["1,1"].readouts)["tie"] == (
+        "grouped-query, G = 2 groups of 2 heads")                     # H = 4: no remark
+    assert figures._rng(0, 2, "mqa").random() != figures._rng(0, 2, "gqa").random()
+    tied = figures.multihead_law(32, 64, 1.0, heads=(2,), ties=("none", "output_keys"),
+                                 draws=1, points=20).frames["0,1"]
+    assert "Monte Carlo only" in dict(tied.readouts)["tie"]
 
 
 def test_the_static_figure_shows_the_default_position():

@@ -8,6 +8,8 @@ same seed gives the same page.
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 
 from attnspec._validation import check_int
@@ -19,6 +21,7 @@ from attnspec.laws.classical import MarchenkoPastur
 from attnspec.laws.multihead import MultiHeadLaw
 from attnspec.plotting import COLORS
 from attnspec.sampling.softmax import centered, softmax_attention
+from attnspec.sampling.ties import TIE_LABELS
 from attnspec.spectra import squared_singular_values
 
 __all__ = ["single_head_law", "outliers_and_scales", "multihead_law", "law_explorer"]
@@ -27,8 +30,11 @@ _SQUARED = "squared singular value"
 
 
 def _rng(seed, *position):
-    """The generator of one slider position: independent across positions, same seed same draw."""
-    return np.random.default_rng([int(seed), *(int(round(1000 * p)) for p in position)])
+    """The generator of one slider position: independent across positions, same seed same draw.
+    A number enters as round(1000·value), a name (a tie) by its CRC-32, so that two names of
+    the same length draw differently."""
+    return np.random.default_rng([int(seed), *(zlib.crc32(p.encode()) if isinstance(p, str)
+                                               else int(round(1000 * p)) for p in position)])
 
 
 def _histogram(values, edges):
@@ -58,10 +64,13 @@ def single_head_law(betas, cs, *, ell=400, seed=0, points=120, bins=40, name="ex
     r"""ν∞(β, c) against MP(1, s) (same mean s) and one draw of √ℓA^⊥ at ℓ tokens, d_qk = ℓ/c.
 
     Sliders β and c; readouts: the right edge z₊² of ν∞, the MP edge 4s, m₁ = s and
-    m₂ = 2s² + cβ⁴ (A4 §3), and the ``attnspec law`` command that prints them.
+    m₂ = 2s² + cβ⁴ (A4 §3), the mean of the draw over s, where β stands against the scale
+    √(log ℓ/2) past which the mean of softmax attention cannot reach s (A4 §5, chapter 5),
+    and the ``attnspec law`` command that prints the law's numbers.
     """
     ell, seed = check_int("ell", ell, min=2), check_int("seed", seed, min=0)
     points, bins = check_int("points", points, min=2), check_int("bins", bins, min=1)
+    scale = threshold_scales(ell)["m1_lln"].value            # √(log ℓ/2)
 
     def frame(beta, c):
         law = AttentionLaw(beta, c)
@@ -82,6 +91,8 @@ def single_head_law(betas, cs, *, ell=400, seed=0, points=120, bins=40, name="ex
                 .readout("right edge z₊²", _fmt(edge)).readout("MP edge 4s", _fmt(4 * law.s))
                 .readout("m₁", _fmt(law.moment(1))).readout("m₂", _fmt(law.moment(2)))
                 .readout("MP m₂ = 2s²", _fmt(2 * law.s ** 2))
+                .readout("this draw's mean / s", f"{np.mean(sample) / law.s:.3g}")
+                .readout(f"ν∞ at ℓ = {ell}", _finite_ell_remark(beta, scale))
                 .with_command(f"attnspec law --beta {beta:g} --c {c:g}"))
 
     return Explorable(
@@ -95,6 +106,16 @@ def single_head_law(betas, cs, *, ell=400, seed=0, points=120, bins=40, name="ex
         frame, alt="The density of the limit law nu-infinity(beta, c), the Marchenko-Pastur "
                    "law with the same mean, and a histogram of one draw of softmax attention, "
                    "at the inverse temperature and aspect ratio chosen with the sliders.")
+
+
+def _finite_ell_remark(beta, scale):
+    """Where β stands against √(log ℓ/2) (``scale``), the scale of chapter 5 past which the
+    mean of softmax attention cannot reach s (the law of large numbers it needs fails)."""
+    if beta < scale:
+        return (f"β below √(log ℓ/2) = {scale:.3g}: finite-ℓ effects grow as β nears it "
+                "(chapter 5)")
+    return (f"β past √(log ℓ/2) = {scale:.3g}: at this ℓ the mean of softmax attention "
+            "cannot reach s, and ν∞ does not describe the histogram (chapter 5)")
 
 
 def outliers_and_scales(ells, betas, *, draws=2, seed=0, bins=50, name="exp-05-outliers"):
@@ -162,7 +183,9 @@ def multihead_law(ell, d, beta, *, heads=(1, 2, 4, 8), ties=("none",), value_rat
     Controls: the head count H (d_h = d/H), the tie (when several are given) and the value
     width ratio d_v/d_h (when several are given). The histogram pools ``draws`` draws of the
     Gaussian-equivalent multi-head output (:func:`attnspec.experiments.multihead.multihead_spectra`
-    with ``equivalent=True``); readouts: the law's right edge, m₁ and m₂.
+    with ``equivalent=True``), drawn per position (H, tie, d_v/d_h); readouts: the tie (when
+    several are given; grouped-query has G = max(1, H/2) groups, so at H = 2 it is one group,
+    the model of multi-query, and the readout says so), the law's right edge, m₁ and m₂.
     """
     ell, d = check_int("ell", ell, min=2), check_int("d", d, min=2)
     draws, seed = check_int("draws", draws, min=1), check_int("seed", seed, min=0)
@@ -176,16 +199,19 @@ def multihead_law(ell, d, beta, *, heads=(1, 2, 4, 8), ties=("none",), value_rat
                            groups=groups)
         sample = multihead_spectra(ell, d, heads, beta, tie=tie, draws=draws, equivalent=True,
                                    d_head=d_head, d_value=d_value, groups=groups,
-                                   rng=_rng(seed, heads, len(tie), ratio))
+                                   rng=_rng(seed, heads, tie, ratio))
         edge = law.support()[1]
         upper = 1.15 * max(edge, max(v[0] for v in sample))
         x = _law_grid(upper, points)
         density = law.pdf(x)
         edges = np.linspace(0.0, upper, bins + 1)
-        return (Frame()
-                .hist("equivalent", edges, _histogram(sample, edges))
-                .line("law", x, density).rule("edge", [edge])
-                .domain(0, x=(0.0, upper), y=(0.0, _bulk_top(density)))
+        result = (Frame()
+                  .hist("equivalent", edges, _histogram(sample, edges))
+                  .line("law", x, density).rule("edge", [edge])
+                  .domain(0, x=(0.0, upper), y=(0.0, _bulk_top(density))))
+        if len(ties) > 1:
+            result.readout("tie", _tie_text(tie, heads, groups))
+        return (result
                 .readout("right edge", _fmt(edge)).readout("m₁", _fmt(law.moment(1)))
                 .readout("m₂", _fmt(law.moment(2)))
                 .with_command(f"attnspec.MultiHeadLaw({ell}, {d}, {heads}, {beta:g}, "
@@ -208,6 +234,24 @@ def multihead_law(ell, d, beta, *, heads=(1, 2, 4, 8), ties=("none",), value_rat
         frame, alt="The limit law of the centred multi-head output against a histogram of its "
                    "Gaussian-equivalent model, for the head count, tie and value width chosen "
                    "with the controls.")
+
+
+def _tie_text(tie, heads, groups):
+    """The tie's name; for grouped-query its groups, and at one group that it is multi-query;
+    for the output tied to keys, that its law (that of independent heads) rests on Monte Carlo
+    only (A4 §6)."""
+    if tie == "output_keys":
+        return (f"{TIE_LABELS[tie]} (the law drawn is that of independent heads, "
+                "supported by Monte Carlo only, chapter 7)")
+    if tie != "gqa":
+        return TIE_LABELS[tie]
+    size = heads // groups
+    text = (f"{TIE_LABELS[tie]}, G = {groups} group{'s' * (groups > 1)} "
+            f"of {size} head{'s' * (size > 1)}")
+    if groups == 1:
+        text += (f" (at H = {heads}, one group shares K and V across every head: "
+                 "the model of multi-query, drawn independently)")
+    return text
 
 
 def law_explorer(betas, cs, *, points=120, name="exp-explorer"):
