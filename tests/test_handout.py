@@ -94,7 +94,7 @@ def test_handout_holds_notebooks_wheel_and_readme_and_no_solution(built):
                   if n.startswith("notebooks/")) == chapters
     assert not any("course_guide" in n for n in names)
     readme = (unpacked / "README.md").read_text()
-    assert f"pip install attnspec-{version}-py3-none-any.whl" in readme
+    assert f'pip install "attnspec-{version}-py3-none-any.whl[pretrained]"' in readme  # chapter 9
     assert len(readme.splitlines()) < 60
     for name in chapters:
         nb = nbformat.read(unpacked / "notebooks" / name, as_version=4)

@@ -48,8 +48,12 @@ You need Python 3.11 or newer.
 ```bash
 python3 -m venv attnspec-env
 source attnspec-env/bin/activate          # Windows: attnspec-env\\Scripts\\activate
-pip install {wheel} myst-nb jupyterlab
+pip install "{wheel}[pretrained]" myst-nb jupyterlab
 ```
+
+`[pretrained]` adds safetensors and tokenizers, which chapter 9 needs to read the trained model;
+its weights (84 MB) are fetched into your user cache on first use, or ahead of class with
+`attnspec models fetch`.
 
 ## Run
 
