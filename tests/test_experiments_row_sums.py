@@ -184,3 +184,18 @@ def test_row_sum_fluctuation_log_mean_is_the_chi2_mean():
         f = attnspec.experiments.row_sums.row_sum_fluctuation(beta, ell, d_qk)
         assert f.log_mean == pytest.approx(
             math.log(ell * (1 - beta**2 / d_qk) ** (-d_qk / 2)), rel=1e-14)
+
+
+def test_mean_shortfall_matches_simulated_softmax():
+    """s − E m₁ of √ℓA^⊥ against 400 softmax draws at β = 0.7, ℓ = 150, d_qk = 300 (within Z
+    standard errors); the shortfall itself is many standard errors away from zero."""
+    rng = np.random.default_rng(5)
+    s = math.expm1(0.49)
+    m1 = np.array([np.sum(attnspec.softmax_attention(150, 300, 0.7, rng=rng) ** 2) - 1
+                   for _ in range(400)])
+    se = m1.std(ddof=1) / math.sqrt(m1.size)
+    predicted = row_sums.mean_shortfall(0.7, 150, 300)
+    assert abs((s - m1.mean()) - predicted) < Z * se
+    assert predicted > Z * se
+    with pytest.raises(attnspec.ParameterError, match="ell"):
+        row_sums.mean_shortfall(0.7, 0, 300)
