@@ -589,6 +589,8 @@ def test_moment_orders_beyond_the_series_accuracy_are_refused_saying_so():
     MultiHeadLaw(400, 800, 4, 1.0).moment(160), about 1e155, is not)."""
     with pytest.raises(ValueError, match=r"order=140: .* rounding .* order must be <= \d+") as info:
         multihead_moments(400, 800, 4, 1.0, order=140)    # was returned without a word
+    with pytest.raises(ValueError, match=r"order=200: .* rounding .* order must be <= \d+"):
+        multihead_moments(400, 800, 4, 1.0, order=200)    # m₃ on were NaN
     highest = int(re.search(r"<= (\d+)", str(info.value)).group(1))
     assert 40 <= highest < 140
     assert len(multihead_moments(400, 800, 4, 1.0, order=highest)) == highest
