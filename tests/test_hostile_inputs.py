@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import attnspec
-from attnspec._validation import BETA_MAX
+from attnspec.hermite import BETA_MAX
 from helpers import load_tool
 from attnspec.book.chapters import ParameterError, parse_assignments
 

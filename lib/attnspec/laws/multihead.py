@@ -165,6 +165,12 @@ class MultiHeadLaw(SpectralLaw):
     def _reference_moments(self):
         return self._unit, closed_form_moments(self._chain)
 
+    @property
+    def chain(self):
+        """The law's backward map z(p) (:class:`attnspec.freeprob.chains.Chain`, chapter A1,
+        "The backward map and the algorithm"), in units of ``chain.unit`` = s = e^{β²} − 1."""
+        return self._chain
+
     # ---- hooks of SpectralLaw ---------------------------------------------------------------
     def _params(self):
         return {k: v for k, v in self._par.items() if v is not None}
