@@ -19,7 +19,8 @@ API (shared by :mod:`attnspec.laws` and the multi-head laws)
 ``quartic_discriminant_sign(coeffs)``
     The exact sign of a quartic's discriminant (integer arithmetic): how many roots are real.
 ``newton_converged(size, previous, tol)``
-    The one stopping rule of the multi-head chain's Newton drivers.
+    The one stopping rule of the library's Newton drivers (the multi-head chain's and
+    AttentionLaw's).
 ``few_points(count)``
     Whether ``count`` points are few enough (``FEW_POINTS``) for the fast paths that treat
     them one by one in Python scalars instead of numpy arrays.
@@ -70,11 +71,12 @@ def few_points(count):
 
 
 def newton_converged(size, previous, tol):
-    """The one stopping rule of the library's Newton drivers on the multi-head chain
-    (``Chain.polish``, ``Chain.solve_from``, the edges of ``MultiHeadLaw``): done after a
-    relative step ``size`` (the one before: ``previous``, 0 for none) with size ≤ ``tol``, or
-    size ≤ 1e-6 and size³ ≤ 1e-20·previous², the error left after it predicted from the
-    observed quadratic contraction (arrays or floats)."""
+    """The one stopping rule of the library's Newton drivers (``Chain.polish``,
+    ``Chain.solve_from``, the edges of ``MultiHeadLaw``, AttentionLaw's steps on k(h) = z):
+    done after a relative step ``size`` (the one before: ``previous``, 0 for none) with
+    size ≤ ``tol``, or size ≤ 1e-6 and size³ ≤ 1e-20·previous², the error left after it
+    predicted from the observed quadratic contraction (arrays or floats; ``tol`` may vary
+    per point)."""
     return (size <= tol) | ((size <= 1e-6) & (size ** 3 <= 1e-20 * previous ** 2))
 
 
