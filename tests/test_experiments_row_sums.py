@@ -1,4 +1,4 @@
-"""attnspec.experiments.row_sums: Lemma 2's row-sum fluctuation (against mpmath quadrature of the
+"""attnspec.experiments.row_sums: A4 §5's row-sum fluctuation (this book's derivation) (against mpmath quadrature of the
 χ² mixture and simulation) and its measurement term by term."""
 
 import math
@@ -15,7 +15,7 @@ Z = 4.0  # tolerance in standard errors
 
 @pytest.mark.parametrize("ell, d_qk, beta", [(600, 600, 1.0), (800, 200, 0.7), (300, 900, 1.3)])
 def test_simulation_matches_both_terms(ell, d_qk, beta):
-    # oracle: the leading-order terms of Lemma 2, implemented independently (row_sum_fluctuation)
+    # oracle: the leading-order terms of A4 §5, implemented independently (row_sum_fluctuation)
     theory = row_sum_fluctuation(beta, ell, d_qk)
     measured = row_sums.measure_row_sum_fluctuation(ell, d_qk, beta, draws=3, rng=11)
     # sampling error of a standard deviation over n rows ~ 1/sqrt(2n) relative (n = 3 ell),

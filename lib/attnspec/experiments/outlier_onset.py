@@ -97,7 +97,7 @@ def largest_entries(ell, betas, rng=None, *, c=1.0):
 
 def entry_onset(betas, max_entry2, edges):
     r"""Where the largest squared entry crosses the edge z₊²: first upward and last downward
-    (A4 §5: predict the outlier onset from it).
+    (A4 §5: a sufficient condition for outliers, not a prediction of the first one).
 
     Parameters
     ----------

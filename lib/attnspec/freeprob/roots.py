@@ -26,14 +26,9 @@ API (shared by :mod:`attnspec.laws` and the multi-head laws)
     them one by one in Python scalars instead of numpy arrays.
 ``last_axis_take(values, index)``
     ``take_along_axis`` on the last axis, without its overhead.
-``physical_root(coeffs)``
-    For real ``x``, the value ``G(x + i0)`` of a Cauchy transform that is a root of a
-    polynomial of degree 3 or 4 with real coefficients having at most one non-real pair:
-    the root with the most negative imaginary part, Newton-polished. Outside the support
-    it returns the root of smallest imaginary part magnitude, which is real up to rounding
-    (so the density ``−Im G/π`` is 0 up to ~1e-8 there; callers clip by support).
 
-Why the selection is right (A4 §3): for real ``x`` in the bulk ``G(x + i0)`` is non-real
+Why the callers (``laws/classical.py``, ``laws/attention.py``) take the root of most negative
+imaginary part as ``G(x + i0)`` (A4 §3): for real ``x`` in the bulk ``G(x + i0)`` is non-real
 with ``Im G < 0``, and its conjugate is also a root; if the polynomial has at most one
 non-real pair, that pair is the physical one. Cubics with real coefficients always qualify;
 for the quartic of :class:`attnspec.AttentionLaw` the property is checked against an
@@ -50,7 +45,7 @@ import numpy as np
 
 __all__ = ["few_points", "FEW_POINTS", "newton_converged", "cubic_roots", "quartic_roots",
            "quartic_pair", "polish", "polish_roots", "real_cubic_roots",
-           "quartic_discriminant_sign", "physical_root", "last_axis_take"]
+           "quartic_discriminant_sign", "last_axis_take"]
 
 _OMEGAS = np.exp(2j * np.pi / 3 * np.arange(3))      # the cube roots of unity
 _PAIR = np.array([1.0, -1.0])
@@ -329,13 +324,3 @@ def real_cubic_roots(a3, a2, a1, a0):
         return [complex(x), complex(pair[0]), complex(pair[1])]
     re, im = -0.5 * b1 / a3, 0.5 * math.sqrt(-disc) / abs(a3)
     return [complex(x), complex(re, im), complex(re, -im)]
-
-
-def physical_root(coeffs, steps=3):
-    """``G(x + i0)``: the root of smallest imaginary part, Newton-polished (module docs;
-    A4 §3: the physical branch of K(g) = x)."""
-    solver = {4: cubic_roots, 5: quartic_roots}[len(coeffs)]
-    roots = solver(*coeffs)
-    g = np.take_along_axis(roots, np.argmin(roots.imag, axis=-1)[..., None], axis=-1)[..., 0]
-    coeffs = [np.asarray(a, dtype=complex) for a in coeffs]
-    return polish(coeffs, g, steps)
