@@ -105,3 +105,28 @@ def test_given_tokens_uses_the_rows_of_the_token_matrix():
     X[3] = 0.0
     with pytest.raises(ValueError, match="non-zero rows"):
         relaxation_study("given_tokens", [16], tokens=X)
+
+
+def test_draw_distances_per_draw_and_noise_reference():
+    """Per-draw distances are the coupled softmax/model KS of each draw; the noise reference
+    is the KS between independent draws of the model, NaN for one draw."""
+    from attnspec.experiments.realistic import draw_distances, ks_distance_resolved
+    rows = relaxation_study("shared_mean", [64], draws=3, seed=2, drop_top=2, c=2.0)
+    per_draw, noise = draw_distances(rows[0], "softmax", "linear", drop_top=2)
+    spectra = rows[0]["spectra"]
+    assert per_draw.shape == (3,)
+    assert per_draw[1] == ks_distance_resolved(spectra["softmax"][1][2:],
+                                               spectra["linear"][1][2:])
+    expected = np.mean([ks_distance_resolved(spectra["linear"][k][2:],
+                                             spectra["linear"][k + 1][2:]) for k in (0, 1)])
+    assert noise == pytest.approx(expected)
+    # with a shared mean the plain model is far from softmax, well beyond the draw noise
+    assert per_draw.min() > 2 * noise
+    same, zero_noise = draw_distances(rows[0], "linear", "linear", drop_top=2)
+    assert np.all(same == 0) and zero_noise > 0
+    single = relaxation_study("causal", [32], draws=1, seed=0, drop_top=0)
+    assert math.isnan(draw_distances(single[0], drop_top=0)[1])
+    with pytest.raises(ValueError, match="second='corrected'"):
+        draw_distances(single[0], "softmax", "corrected")
+    with pytest.raises(ValueError, match="drop_top"):
+        draw_distances(single[0], drop_top=8)

@@ -39,7 +39,7 @@ from ..sampling.softmax import attention_from_weights, centered, softmax_attenti
 from ..spectra import ks_distance, squared_singular_values
 
 __all__ = ["RELAXATIONS", "relaxation_spectra", "relaxation_study", "law_or_none",
-           "ks_distance_resolved"]
+           "ks_distance_resolved", "draw_distances"]
 
 RELAXATIONS = ("causal", "iid_tokens", "shared_mean", "head_width", "given_tokens")
 
@@ -262,3 +262,38 @@ def relaxation_study(relaxation, ells, *, beta=1.0, draws=1, seed=0, drop_top=3,
                 ks[f"{key}_masked_iid"] = ks_distance_resolved(pooled[key], masked_iid)
         rows.append({"ell": ell, "c": c, "law": law, "spectra": spectra, "ks": ks})
     return rows
+
+
+def draw_distances(row, first="softmax", second="linear", *, drop_top=3):
+    r"""Per-draw KS distances of one ``relaxation_study`` row, and a noise reference.
+
+    Parameters
+    ----------
+    row : dict
+        One row of :func:`attnspec.experiments.realistic.relaxation_study`.
+    first, second : str
+        Keys of ``row["spectra"]`` (``softmax``, ``linear``, ``corrected``).
+    drop_top : int
+        Largest values removed from each draw, as in the study (0 ≤ drop_top < ℓ/4).
+
+    Returns
+    -------
+    per_draw : numpy.ndarray
+        ``per_draw[k]`` = KS distance between draw k of ``first`` and draw k of ``second``
+        (coupled: the same scores), by :func:`ks_distance_resolved`.
+    noise : float
+        Mean KS distance between draws k and k + 1 of ``second`` (independent draws of one
+        model at the same size): what sampling noise alone gives for one draw. NaN with
+        a single draw.
+    """
+    spectra = row["spectra"]
+    for name, key in (("first", first), ("second", second)):
+        if key not in spectra:
+            raise ValueError(f"{name}={key!r} is not a spectrum of this row; allowed: "
+                             f"{sorted(spectra)}")
+    drop_top = check_int("drop_top", drop_top, min=0, max=row["ell"] // 4 - 1)
+    a = [v[drop_top:] for v in spectra[first]]
+    b = [v[drop_top:] for v in spectra[second]]
+    per_draw = np.array([ks_distance_resolved(x, y) for x, y in zip(a, b)])
+    pairs = [ks_distance_resolved(b[k], b[k + 1]) for k in range(len(b) - 1)]
+    return per_draw, float(np.mean(pairs)) if pairs else float("nan")
