@@ -285,10 +285,10 @@ class Chapter:
         return "\n".join(out).strip("\n")
 
     def math(self, body, label=None):
-        """A ``$$`` block; lines broken with ``\\\\`` go in ``aligned`` (as the book's Sphinx
-        wraps them in ``split``: a viewer's MathJax or KaTeX refuses a bare ``&``)."""
+        """A ``$$`` block; lines broken with ``\\\\`` go in ``aligned``, as the book's Sphinx
+        wraps them in ``split`` (a viewer's MathJax or KaTeX refuses a bare ``&``)."""
         body = body.strip()
-        if "\\\\" in body and "\\begin{" not in body:
+        if "\\\\" in body:
             body = f"\\begin{{aligned}}\n{body}\n\\end{{aligned}}"
         tag = ""
         if label:
