@@ -160,7 +160,8 @@ pdf: setup
 handout: book
 	$(PY) tools/build_handout.py
 
-course: setup
+# the sheets take their numbers, references and glued values from the book's build, as the handout
+course: book
 	$(PY) tools/build_course.py
 
 slides: setup

@@ -2,6 +2,7 @@
 
 import importlib.util
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -16,6 +17,31 @@ def unavailable(reason):
     if IN_CI:
         pytest.fail(f"{reason} (required in CI)")
     pytest.skip(reason)
+
+
+def _book_macros():
+    import yaml
+
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    return config["sphinx"]["config"]["mathjax3_config"]["tex"]["macros"]
+
+
+#: what a viewer without MyST (JupyterLab, Colab, VS Code, nbconvert) would show raw in a
+#: handout notebook or a problem sheet: a role, a directive, a target ``(label)=``, a label of
+#: the book (``fig-03-grid``, ``sec-08-tokens``, an equation's ``ch06-moments``) or a glue key
+#: (``ch06-ex-s``), and the book's own TeX macros (``\E``…), which only the book's MathJax knows
+RAW_MYST = re.compile(
+    r"\{[a-z][\w:-]*\}`"                                             # {role}`...`
+    r"|^\s*(`{3,}|:{3,}|~{3,})\s*\{"                                  # ```{directive}
+    r"|^\s*\([\w:.-]+\)=\s*$"                                        # (target)=
+    r"|\b(?:fig|sec|ex|thm|prop|def|rem|lem|tbl|eq)-\d{2}-[\w-]+"      # fig-03-grid
+    r"|\bch\d{2}-[a-z][\w-]*"                                          # ch06-moments
+    r"|\\(?:" + "|".join(map(re.escape, _book_macros())) + r")(?![A-Za-z])", re.M)
+
+
+def raw_myst(text):
+    """The raw MyST tokens (``RAW_MYST``) found in ``text``, in order."""
+    return [match[0] for match in RAW_MYST.finditer(text)]
 
 
 def load_tool(name):

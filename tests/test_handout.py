@@ -3,8 +3,9 @@
 One fresh virtual environment serves both checks (its cost is paid once): it sees the shared
 environment's packages (numpy, ipykernel, papermill, myst-nb...) through a folder of symlinks
 that leaves out attnspec, so ``import attnspec`` fails there, as in Colab; nothing is downloaded.
-The handout's notebooks are plain Jupyter: no MyST role, directive, target or glue is left in
-them, and nbconvert's HTML (what other viewers show) has none either. A chapter notebook taken
+The handout's notebooks are plain Jupyter: no MyST role, directive, target, label or glue is
+left in them (tests/test_handout_viewers.py checks what nbconvert and JupyterLab show of them).
+A chapter notebook taken
 from the handout then runs in it with papermill at its quick sizes, its
 first cell pointed (``ATTNSPEC_INSTALL``) at the wheel inside the handout. The run proves that
 the install cell installs the library where it is missing, and that the handout's wheel and
@@ -22,9 +23,10 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from helpers import ROOT, load_tool, unavailable
+from helpers import ROOT, load_tool, raw_myst, unavailable
 
 handout = load_tool("build_handout")
+resolve = load_tool("resolve_myst")
 CHAPTER = "01_attention_as_a_random_matrix"
 
 
@@ -38,8 +40,8 @@ def _quick_parameters(stem):
 def built(tmp_path_factory):
     """The handout zip, unpacked (it needs the book's build: `make book`)."""
     try:
-        handout.book_build(ROOT)
-    except handout.HandoutError as exc:
+        resolve.book_build(ROOT)
+    except resolve.BookMissing as exc:
         unavailable(str(exc))
     out = tmp_path_factory.mktemp("handout")
     path = handout.build(ROOT, out)
@@ -132,18 +134,13 @@ def test_install_cell_installs_the_library_in_a_fresh_venv(built, fresh_venv):
                if c.cell_type == "code" for o in c.outputs)
 
 
-#: what a viewer without MyST would show raw
-RAW_MYST = re.compile(r"\{[a-z][\w:-]*\}`|^\s*(`{3,}|:{3,}|~{3,})\s*\{|^\s*\([\w:.-]+\)=\s*$",
-                      re.M)
-
-
 def test_handout_notebooks_are_plain_jupyter(built):
     """Every MyST construct is resolved: numbers, references, citations, boxes, hidden cells."""
     _, unpacked, _ = built
     for path in sorted((unpacked / "notebooks").glob("[0-9][0-9]_*.ipynb")):
         nb = nbformat.read(path, as_version=4)
         markdown = "\n\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
-        assert not RAW_MYST.search(markdown), (path.name, RAW_MYST.search(markdown))
+        assert not raw_myst(markdown), (path.name, raw_myst(markdown))
         number = int(path.name[:2])
         assert markdown.startswith(f"# {number}. "), path.name        # numbered as the book
         assert f"**Figure {number}.1.**" in markdown, path.name        # captions
@@ -156,20 +153,3 @@ def test_handout_notebooks_are_plain_jupyter(built):
     assert "> **Theorem 3.1 (Gaussian equivalence for self-attention).**" in text
     assert "Hayase et al. (2025)" in text and "#### Exercise 3.1" in text
     assert re.search(r"\\tag\{3\.\d\}", text) and "## References" in text
-
-
-def test_a_handout_notebook_rendered_as_html_shows_no_myst(built):
-    """Chapter 3's Markdown cells rendered by a plain CommonMark renderer (markdown-it, a proxy
-    for what JupyterLab, Colab and VS Code do; nbconvert is not in the pinned environment) show
-    no MyST."""
-    import html
-
-    from markdown_it import MarkdownIt
-
-    _, unpacked, _ = built
-    nb = nbformat.read(unpacked / "notebooks" / "03_single_head_theorem.ipynb", as_version=4)
-    body = "\n".join(MarkdownIt("commonmark").enable("table").render(c.source)
-                     for c in nb.cells if c.cell_type == "markdown")
-    text = html.unescape(re.sub(r"<[^>]+>", " ", body))
-    assert not RAW_MYST.search(text)
-    assert "<blockquote>" in body and "Theorem 3.1" in text and "<h4>Exercise 3.1" in body

@@ -109,3 +109,22 @@ def test_cells_hide_where_jupyter_can_and_figures_get_captions():
     assert out.cells[2].metadata == {"tags": ["hide-input"],
                                      "jupyter": {"source_hidden": True}}
     assert out.cells[-1].source.startswith("## References\n\n- Tomohiro Hayase, ")
+
+
+def test_the_books_tex_macros_are_written_out():
+    """A viewer's MathJax or KaTeX knows none of _config.yml's macros (\\E, \\Tr, \\R, \\one):
+    the handout writes them out; longer commands that start alike stay."""
+    text = r"$\E\Tr(GW) + \R^d \Rightarrow \one_n$, $\Re z$"
+    assert resolve.expand_macros(text, ROOT) == (
+        r"$\mathbb{E}\operatorname{tr}(GW) + \mathbb{R}^d \Rightarrow \mathbf{1}_n$, $\Re z$")
+
+
+def test_display_maths_renders_outside_the_book(chapter):
+    """Lines broken with \\\\ go in ``aligned`` (the book's Sphinx wraps them in ``split``; a
+    bare ``&`` is 'Misplaced &' elsewhere), and a $$ block inside a box goes on one line, so
+    that the quote's ``>`` stays out of the TeX (Jupyter takes maths out before Markdown)."""
+    assert chapter.markdown("$$\na &= b \\\\\n&= c\n$$") == (
+        "$$\n\\begin{aligned}\na &= b \\\\\n&= c\n\\end{aligned}\n$$")
+    assert chapter.markdown("$$\nx = y\n$$") == "$$\nx = y\n$$"
+    assert chapter.markdown("```{prf:proof}\nSo\n\n$$\nx &= y \\\\\n&> z\n$$ (eq-x)\n```") == (
+        "> *Proof.* So\n>\n> $$ \\begin{aligned} x &= y \\\\ &> z \\end{aligned} \\tag{7.1} $$ ∎")

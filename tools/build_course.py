@@ -6,7 +6,10 @@
    (``{ref}`ex-...```).
 2. Each exercise's text and solution are read from the chapters' ``{exercise}`` and
    ``{solution}`` blocks (MyST's own parser, as the student edition does); they become the parts
-   the lecturer marks by hand. The autograded parts are ``tools/course_sheets.py``.
+   the lecturer marks by hand. Their MyST is resolved as the handout's is
+   (``tools/resolve_myst.py``, from the book's build: ``make book``): "Figure 3.2",
+   "Section 3.4", author–year citations with a reference list, glued values, no role or
+   directive left. The autograded parts are ``tools/course_sheets.py``.
 3. A source notebook per session in Otter-Grader's assign format, with solutions and tests,
    goes to ``_build/course/source/``; ``otter assign`` splits it into the student notebook
    (solutions replaced by ``...``, public tests only) and the autograder (every test).
@@ -37,6 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from build_pdf import find_chrome  # noqa: E402  (the one definition)
 from build_student import _md_parser  # noqa: E402
 from course_sheets import PARTS  # noqa: E402
+from resolve_myst import (BookMissing, Chapter, _parser, book_build, expand_macros,  # noqa: E402
+                          reference_list)
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "_build" / "course"
@@ -47,7 +52,6 @@ MANUAL_POINTS = 4
 _SECTION = re.compile(r"^(### Session (\d+)\b.*|## Part III\b.*)$", re.M)
 _DOC = re.compile(r"\{doc\}`([^`]+)`")
 _REF = re.compile(r"\{ref\}`(ex-[\w-]+)`")
-_ROLE = re.compile(r"\{([\w:-]+)\}`([^`]*)`")
 
 
 class CourseBuildError(RuntimeError):
@@ -104,25 +108,44 @@ def exercises(chapters=ROOT / "chapters"):
     return found
 
 
-def plain(text):
-    """MyST roles as plain Markdown (a sheet is read outside the book): the target in code."""
-    def role(match):
-        name, target = match.groups()
-        if name.startswith("glue"):
-            return "(the chapter's computed value)"
-        if name == "eq":
-            return f"equation `{target}` of the chapter"
-        return f"`{target.split('<')[-1].rstrip('>')}`"
-    return _ROLE.sub(role, text)
+class SheetText:
+    """The chapters' MyST resolved for one sheet, as the handout resolves it: the exercises'
+    text (whose citations go to the sheet's reference list) and their marking schemes."""
+
+    def __init__(self, book, root=ROOT):
+        self.book, self.root, self.parser = book, root, _parser(str(root))
+        self.readers = {}                  # (chapter stem, "text" or "solution") -> Chapter
+
+    def markdown(self, stem, text, kind="text"):
+        key = (stem, kind)
+        if key not in self.readers:
+            self.readers[key] = Chapter(self.book, f"chapters/{stem}", self.parser)
+        return expand_macros(self.readers[key].markdown(text), self.root)
+
+    def chapter(self, stem):
+        """``"chapter 6 (Multi-head attention)"``."""
+        return self.book.chapter(f"chapters/{stem}")
+
+    def exercise(self, label, stem):
+        """``"Exercise 6.1"``."""
+        return self.book.reference("ref", label, f"chapters/{stem}")
+
+    def references(self):
+        """The sheet's reference list (the works its exercises cite), or ``None``."""
+        cited = list(dict.fromkeys(key for (_, kind), reader in self.readers.items()
+                                   if kind == "text" for key in reader.cited))
+        return "## References\n\n" + reference_list(self.book.bib, cited) if cited else None
 
 
-def source_notebook(session, found):
-    """The session's sheet in Otter's assign format (solutions and tests included)."""
+def source_notebook(session, found, book, root=ROOT):
+    """The session's sheet in Otter's assign format (solutions and tests included), its MyST
+    resolved from ``book`` (a :class:`resolve_myst.Book`)."""
     new = nbformat.v4
+    text = SheetText(book, root)
     config = ("# ASSIGNMENT CONFIG\nname: " + session["id"] + "\nrequirements: null\n"
               "init_cell: true\ncheck_all_cell: false\nexport_cell: false\n"
               "run_tests: false\ngenerate: false\ntests:\n  files: true\n")
-    chapters = ", ".join(session["chapters"])
+    chapters = "; ".join(text.chapter(stem) for stem in session["chapters"])
     cells = [new.new_raw_cell(config),
              new.new_markdown_cell(
                  f"# Problem sheet: {session['title']}\n\nChapters: {chapters}.\n\n"
@@ -147,15 +170,19 @@ def source_notebook(session, found):
         if not exercise or "text" not in exercise:
             raise CourseBuildError(f"the course guide names exercise {label!r} "
                                    f"({session['title']}), which no chapter defines")
+        stem = exercise["chapter"]
         cells += [new.new_raw_cell(f"# BEGIN QUESTION\nname: {label.replace('-', '_')}\n"
                                    f"points: {MANUAL_POINTS}\nmanual: true"),
-                  new.new_markdown_cell(f"**{label}** (marked by hand, {MANUAL_POINTS} points; "
-                                        f"from {exercise['chapter']}). " + plain(exercise["text"])),
+                  new.new_markdown_cell(
+                      f"**{text.exercise(label, stem)}** (marked by hand, {MANUAL_POINTS} "
+                      "points). " + text.markdown(stem, exercise["text"])),
                   new.new_raw_cell("# BEGIN SOLUTION"),
-                  new.new_markdown_cell("**Marking scheme.** "
-                                        + plain(exercise.get("solution", "see the chapter"))),
+                  new.new_markdown_cell("**Marking scheme.** " + text.markdown(
+                      stem, exercise.get("solution", "see the chapter"), "solution")),
                   new.new_raw_cell("# END SOLUTION"),
                   new.new_raw_cell("# END QUESTION")]
+    if text.references():
+        cells.append(new.new_markdown_cell(text.references()))
     nb = new.new_notebook(cells=cells)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
                                  "language": "python"}
@@ -253,12 +280,16 @@ def build(root=ROOT, out=OUT, only=None, pdf=True):
     if pdf and chrome is None:
         raise CourseBuildError("headless Chromium is needed for the PDF sheets "
                                "(apt-get install chromium), or pass --no-pdf")
+    try:
+        book = book_build(root, "the problem sheets")
+    except BookMissing as error:
+        raise CourseBuildError(str(error)) from None
     staging = out.with_name(out.name + ".partial")
     shutil.rmtree(staging, ignore_errors=True)
     for session in chosen:
         source = staging / "source" / f"{session['id']}.ipynb"
         source.parent.mkdir(parents=True, exist_ok=True)
-        nbformat.write(source_notebook(session, found), source)
+        nbformat.write(source_notebook(session, found, book, root), source)
         work = staging / "work" / session["id"]
         assign(source, work)
         student = staging / "student"

@@ -27,10 +27,9 @@ from pathlib import Path
 import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from build_book import cache_is_current  # noqa: E402
 from build_student import strip_notebook  # noqa: E402  (one rule for removing solutions)
 from normalize_chapters import book_version, repository_url  # noqa: E402
-from resolve_myst import Book, plain_notebook  # noqa: E402
+from resolve_myst import BookMissing, book_build, plain_notebook  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -87,21 +86,6 @@ def build_wheel(out_dir, root=ROOT):
     return target
 
 
-class HandoutError(RuntimeError):
-    """The handout cannot be built (the book's build is missing or stale)."""
-
-
-def book_build(root=ROOT):
-    """The book's build the handout reads its numbers and glued values from."""
-    root = Path(root)
-    if not ((root / "_build" / ".doctrees" / "environment.pickle").is_file()
-            and cache_is_current(root)):
-        raise HandoutError("the handout's notebooks take their numbers, references and glued "
-                           "values from the book's build, which is missing or older than "
-                           "lib/: run `make book` first")
-    return Book(root)
-
-
 def student_notebook(path, book, root=ROOT):
     """A chapter as students get it: solutions removed, MyST resolved, outputs cleared."""
     nb = strip_notebook(nbformat.read(path, as_version=4), str(path.name))
@@ -141,7 +125,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     try:
         print(build(ROOT, args.output))
-    except HandoutError as exc:
+    except BookMissing as exc:
         print(f"build_handout: {exc}", file=sys.stderr)
         return 1
     return 0

@@ -43,6 +43,18 @@ def _close(name, value, rel=1e-6):
     return f"assert abs(float({name}) - ({value})) <= {rel} * abs({value})"
 
 
+def _closed_form(name, prompt, solution, expected):
+    """A part whose answers are closed-form numbers: ``expected`` maps each answer's name to
+    ``(its value as a Python expression, points)``, checked to 1e-6 relative."""
+    return Part(name, prompt, solution, tuple(expected),
+                tuple(Test(_close(answer, value), points)
+                      for answer, (value, points) in expected.items()))
+
+
+#: s = e^{β²} − 1 at β = 1 and β = 0.5
+S_1, S_05 = "1.718281828459045", "0.2840254166877415"
+
+
 PARTS: dict[str, tuple[Part, ...]] = {
     "session-01": (
         Part("q1_prediction",
@@ -80,15 +92,14 @@ PARTS: dict[str, tuple[Part, ...]] = {
               Test(_close("alpha2", "2.718281828459045 - 2"), 2))),
     ),
     "session-03": (
-        Part("q1_moments",
-             "Store the first two moments of $\\nu_\\infty(\\beta=1, c=1)$ as `m1`, `m2` "
-             "(`attnspec.AttentionLaw(1.0, 1.0).moment(k)`; checked against $s$ and "
-             "$2s^2 + c\\beta^4$ to 1e-6).",
-             "import attnspec\nlaw = attnspec.AttentionLaw(1.0, 1.0)\n"
-             "m1, m2 = law.moment(1), law.moment(2)",
-             ("m1", "m2"),
-             (Test(_close("m1", "1.718281828459045"), 1),
-              Test(_close("m2", "2 * 1.718281828459045**2 + 1"), 2))),
+        _closed_form(
+            "q1_moments",
+            "Store the first two moments of $\\nu_\\infty(\\beta=1, c=1)$ as `m1`, `m2` "
+            "(`attnspec.AttentionLaw(1.0, 1.0).moment(k)`; checked against $s$ and "
+            "$2s^2 + c\\beta^4$ to 1e-6).",
+            "import attnspec\nlaw = attnspec.AttentionLaw(1.0, 1.0)\n"
+            "m1, m2 = law.moment(1), law.moment(2)",
+            {"m1": (S_1, 1), "m2": (f"2 * {S_1}**2 + 1", 2)}),
         Part("q2_edges",
              "For $\\beta$ = 0.5, 1, 1.5, 2 (c = 1) store the right edges of the support of "
              "$\\nu_\\infty$ as the list `edges` (`law.support()[1]`; checked: 4 values, "
@@ -115,10 +126,12 @@ PARTS: dict[str, tuple[Part, ...]] = {
     ),
     "session-05": (
         Part("q1_scales",
-             "Store the largest-entry scale (`attnspec.threshold_scales(ell).largest_entry.value`) for "
+             "Store the largest-entry scale "
+             "(`attnspec.experiments.thresholds.threshold_scales(ell).largest_entry.value`) for "
              "$\\ell$ = 100, 1000, 10000 as the list `entry_scales` (checked: increasing, and "
              "each equal to $(2-\\sqrt3)\\sqrt{\\log\\ell}$ to 1e-6).",
-             "import attnspec\nentry_scales = [attnspec.threshold_scales(n).largest_entry.value "
+             "from attnspec.experiments import thresholds\n"
+             "entry_scales = [thresholds.threshold_scales(n).largest_entry.value "
              "for n in (100, 1000, 10000)]",
              ("entry_scales",),
              (Test("assert len(entry_scales) == 3", 0, hidden=False),
@@ -127,39 +140,43 @@ PARTS: dict[str, tuple[Part, ...]] = {
                    " < 1e-6 for v, n in zip(entry_scales, (100, 1000, 10000)))", 2))),
     ),
     "session-06": (
-        Part("q1_heads",
-             "With $\\ell = 64$, $d = 128$, $\\beta = 1$ and independent heads, store the "
-             "closed-form first moment for 2 and for 16 heads as `mean_2` and `mean_16` "
-             "(`attnspec.multihead_moments(...)[0]`; checked: both equal to $s = e - 1$ to "
-             "1e-6, since the mean does not depend on the number of heads).",
-             "import attnspec\nmean_2 = attnspec.multihead_moments(64, 128, 2, 1.0)[0]\n"
-             "mean_16 = attnspec.multihead_moments(64, 128, 16, 1.0)[0]",
-             ("mean_2", "mean_16"),
-             (Test(_close("mean_2", "1.718281828459045"), 1),
-              Test(_close("mean_16", "1.718281828459045"), 1))),
+        # ℓ = 500, d = 1000 and H = 2, 20 as exercise ex-06-predict: H must divide d under the
+        # standard allocation (the quick d = 128 refuses 20 heads)
+        _closed_form(
+            "q1_heads",
+            "With $\\ell = 500$, $d = 1000$, $\\beta = 0.5$ and independent heads with the "
+            "standard allocation $d_h = d_v = d/H$, store the closed-form first two moments "
+            "for 2 heads as `m1_2`, `m2_2` and for 20 heads as `m1_20`, `m2_20` "
+            "(`attnspec.multihead_moments(ell, d, H, beta)`; checked to 1e-6 against the "
+            "closed forms of chapter 6 with $s = e^{1/4} - 1$).",
+            "import attnspec\nm1_2, m2_2 = attnspec.multihead_moments(500, 1000, 2, 0.5)\n"
+            "m1_20, m2_20 = attnspec.multihead_moments(500, 1000, 20, 0.5)",
+            # m₁ = s for every H; m₂ = s²(1 + 1/H + 2ℓ/d) + ℓβ⁴/d = s²(2 + 1/H) + β⁴/2 (A4 §6)
+            {"m1_2": (S_05, 1), "m1_20": (S_05, 1),
+             "m2_2": (f"{S_05}**2 * (2 + 1 / 2) + 0.5**4 / 2", 1),
+             "m2_20": (f"{S_05}**2 * (2 + 1 / 20) + 0.5**4 / 2", 1)}),
     ),
     "session-07": (
-        Part("q1_kv",
-             "Under the key–value tie with $\\ell = 64$, $d = 128$, 8 heads, $\\beta = 1$, store "
-             "the closed-form mean as `mean_kv` (`tie=\"kv\"`; checked against "
-             "$s + \\beta^2\\ell/d_h$, $d_h = d/H$, to 1e-6).",
-             "import attnspec\nmean_kv = attnspec.multihead_moments(64, 128, 8, 1.0, tie='kv')[0]",
-             ("mean_kv",),
-             (Test(_close("mean_kv", "1.718281828459045 + 64 / 16"), 2),)),
+        _closed_form(
+            "q1_kv",
+            "Under the key–value tie with $\\ell = 64$, $d = 128$, 8 heads, $\\beta = 1$, "
+            "store the closed-form mean as `mean_kv` (`tie=\"kv\"`; checked against "
+            "$s + \\beta^2\\ell/d_h$, $d_h = d/H$, to 1e-6).",
+            "import attnspec\nmean_kv = attnspec.multihead_moments(64, 128, 8, 1.0, tie='kv')[0]",
+            {"mean_kv": (f"{S_1} + 64 / 16", 2)}),
     ),
     "session-09": (
-        Part("q1_profile",
-             "Store the first two moments of the causal-profile law "
-             "`attnspec.TriangularProfileLaw(scale)` with $\\sigma^2 = s = e - 1$ "
-             "($\\beta = 1$) as `m1_causal`, `m2_causal`, and its right edge "
-             "(`law.support()[1]`) as `edge_causal` (checked against $s/2$, $2s^2/3$ and "
-             "$e\\,s$ to 1e-6 relative).",
-             "import attnspec\nimport math\nlaw = attnspec.TriangularProfileLaw(math.e - 1)\n"
-             "m1_causal, m2_causal = law.moment(1), law.moment(2)\n"
-             "edge_causal = law.support()[1]",
-             ("m1_causal", "m2_causal", "edge_causal"),
-             (Test(_close("m1_causal", "1.718281828459045 / 2"), 1),
-              Test(_close("m2_causal", "2 * 1.718281828459045**2 / 3"), 1),
-              Test(_close("edge_causal", "2.718281828459045 * 1.718281828459045"), 1))),
+        _closed_form(
+            "q1_profile",
+            "Store the first two moments of the causal-profile law "
+            "`attnspec.TriangularProfileLaw(scale)` with $\\sigma^2 = s = e - 1$ "
+            "($\\beta = 1$) as `m1_causal`, `m2_causal`, and its right edge "
+            "(`law.support()[1]`) as `edge_causal` (checked against $s/2$, $2s^2/3$ and "
+            "$e\\,s$ to 1e-6 relative).",
+            "import attnspec\nimport math\nlaw = attnspec.TriangularProfileLaw(math.e - 1)\n"
+            "m1_causal, m2_causal = law.moment(1), law.moment(2)\n"
+            "edge_causal = law.support()[1]",
+            {"m1_causal": (f"{S_1} / 2", 1), "m2_causal": (f"2 * {S_1}**2 / 3", 1),
+             "edge_causal": (f"2.718281828459045 * {S_1}", 1)}),
     ),
 }

@@ -15,12 +15,16 @@ its executed notebooks (``_build/jupyter_execute/``) for the glued values, and
 - ``math`` directives and labelled ``$$`` blocks → ``$$`` blocks with ``\\tag{3.1}``;
 - theorems, proofs, exercises and admonitions → a bold heading and the body as a quote;
 - MyST targets ``(label)=`` and ``exercise-end`` go;
+- the book's TeX macros (``\\E``, ``\\Tr``…, ``_config.yml``) are written out: a viewer's
+  MathJax or KaTeX does not know them;
 - code cells tagged ``hide-input``/``remove-input`` get ``jupyter.source_hidden``,
   ``remove-output`` ``jupyter.outputs_hidden``, ``hide-cell``/``remove-cell`` both (they still
   run: the install cell is one); a Markdown cell tagged ``remove-cell`` goes, and so do the
   cells tagged ``explorable`` (an interactive figure of the online book and its lead-in).
 
 A role or directive this module does not know raises :class:`MystLeft`: nothing is left raw.
+The handout's notebooks (``tools/build_handout.py``) and the course's problem sheets
+(``tools/build_course.py``) both go through it.
 """
 
 from __future__ import annotations
@@ -45,6 +49,10 @@ ADMONITIONS = {"admonition", "note", "tip", "hint", "warning", "important", "see
 
 class MystLeft(RuntimeError):
     """A MyST construct the handout cannot resolve (it would show raw)."""
+
+
+class BookMissing(RuntimeError):
+    """The book's build is missing or older than the library (run ``make book``)."""
 
 
 class Book:
@@ -113,6 +121,23 @@ class Book:
 
     def executed_notebook(self, docname):
         return nbformat.read(self.executed / f"{docname}.ipynb", as_version=4)
+
+
+def book_build(root, what="the handout's notebooks"):
+    """The current book build under ``root`` as a :class:`Book`; :class:`BookMissing` if there
+    is none or it is older than ``lib/`` (``what`` names who needs it, for the message)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from build_book import cache_is_current
+
+    root = Path(root)
+    if not ((root / "_build" / ".doctrees" / "environment.pickle").is_file()
+            and cache_is_current(root)):
+        raise BookMissing(f"{what} take their numbers, references and glued values from the "
+                          "book's build, which is missing or older than lib/: run `make book` "
+                          "first")
+    return Book(root)
 
 
 def _reference():
@@ -236,13 +261,12 @@ class Chapter:
             first, end = token.map
             if token.type == "myst_target":
                 replace[first] = (end, None)
-            elif token.type == "math_block_label":
-                replace[first] = (end, self.math(token.content, token.info.strip()))
+            elif token.type in ("math_block", "math_block_label"):
+                new = self.math(token.content, token.info.strip() or None)
+                replace[first] = (end, _indent(new, lines[first]))
             elif token.type in ("fence", "colon_fence") and token.info.strip().startswith("{"):
-                indent = re.match(r"\s*", lines[first])[0]     # a directive in a list item
                 new = self.directive(token)
-                replace[first] = (end, None if new is None else "\n".join(
-                    indent + line if line else line for line in new.splitlines()))
+                replace[first] = (end, None if new is None else _indent(new, lines[first]))
             elif token.type == "heading_open" and token.tag in ("h1", "h2", "h3"):
                 number = next(self.headings, None)
                 if number is None:
@@ -261,13 +285,18 @@ class Chapter:
         return "\n".join(out).strip("\n")
 
     def math(self, body, label=None):
+        """A ``$$`` block; lines broken with ``\\\\`` go in ``aligned``, as the book's Sphinx
+        wraps them in ``split`` (a viewer's MathJax or KaTeX refuses a bare ``&``)."""
+        body = body.strip()
+        if "\\\\" in body:
+            body = f"\\begin{{aligned}}\n{body}\n\\end{{aligned}}"
         tag = ""
         if label:
             where = self.book.reference("eq", label, self.docname)
             if where is None:
                 raise MystLeft(f"{self.docname}: equation {label!r} has no number in the build")
             tag = f" \\tag{{{where[1:-1]}}}"
-        return f"$$\n{body.strip()}{tag}\n$$"
+        return f"$$\n{body}{tag}\n$$"
 
     def directive(self, token):
         name, _, argument = token.info.strip()[1:].partition("}")
@@ -306,7 +335,19 @@ def _split_options(content):
     return options, "\n".join(lines)
 
 
+def _indent(text, first_line):
+    """``text`` indented as ``first_line`` (a directive or ``$$`` block in a list item)."""
+    indent = re.match(r"\s*", first_line)[0]
+    return "\n".join(indent + line if line else line for line in text.splitlines())
+
+
+_DISPLAY_MATH = re.compile(r"^([ \t]*)\$\$\n(.*?)\n[ \t]*\$\$", re.M | re.S)
+
+
 def _quote(text):
+    """``text`` as a Markdown quote; a ``$$`` block in it goes on one line (Jupyter takes the
+    maths out before it parses the Markdown: the quote's ``>`` would land in the TeX)."""
+    text = _DISPLAY_MATH.sub(lambda m: f"{m[1]}$$ {' '.join(m[2].split())} $$", text)
     return "\n".join(f"> {line}" if line.strip() else ">" for line in text.splitlines())
 
 
@@ -320,6 +361,26 @@ def _parser(root):
     extensions = set((config.get("parse") or {}).get("myst_enable_extensions") or [])
     return create_md_parser(MdParserConfig(enable_extensions=extensions | {"colon_fence"}),
                             RendererHTML)
+
+
+@functools.lru_cache(maxsize=2)
+def _macros(root):
+    config = yaml.safe_load((Path(root) / "_config.yml").read_text()) or {}
+    macros = ((((config.get("sphinx") or {}).get("config") or {}).get("mathjax3_config")
+               or {}).get("tex") or {}).get("macros") or {}
+    for name, body in macros.items():
+        if not isinstance(body, str):
+            raise MystLeft(f"the TeX macro \\{name} takes arguments; it has no plain form")
+    return macros
+
+
+def expand_macros(text, root):
+    """``text`` with the book's TeX macros written out (``\\E`` → ``\\mathbb{E}``)."""
+    macros = _macros(str(root))
+    if not macros:
+        return text
+    pattern = re.compile(r"\\(" + "|".join(map(re.escape, macros)) + r")(?![A-Za-z])")
+    return pattern.sub(lambda m: macros[m[1]], text)
 
 
 HIDDEN = {"hide-input": ("source_hidden",), "remove-input": ("source_hidden",),
@@ -340,7 +401,7 @@ def plain_notebook(nb, book, docname, root):
         if cell.cell_type == "markdown":
             if "remove-cell" in tags:
                 continue
-            cell.source = chapter.markdown(cell.source)
+            cell.source = expand_macros(chapter.markdown(cell.source), root)
             cells.append(cell)
             continue
         hidden = {flag for tag in tags for flag in HIDDEN.get(tag, ())}
@@ -352,7 +413,8 @@ def plain_notebook(nb, book, docname, root):
             name = book.reference("numref", figure["name"], docname) if "name" in figure \
                 else "Figure"
             cells.append(nbformat.v4.new_markdown_cell(
-                f"**{name}.** {chapter.markdown(figure.get('caption', ''))}"))
+                f"**{name}.** "
+                + expand_macros(chapter.markdown(figure.get("caption", "")), root)))
     if next(chapter.headings, None) is not None:
         raise MystLeft(f"{docname}: fewer headings than the build numbered")
     if chapter.cited:
