@@ -4,7 +4,8 @@
   (names ``fig-*`` and ``tbl-*``), each with a
   command that regenerates it; the commands' parameters are valid for their chapter and are the
   chapter's defaults (so the command regenerates the figure as the book shows it), and the
-  numbers A2 quotes for the limiting law are the library's.
+  numbers A2 quotes for the limiting law are the library's; a chapter's rows follow the order
+  of its figures.
 - The course guide's table of ``--quick`` sizes is the one declared in
   ``attnspec.book.chapters``.
 - The API page (``chapters/A3_api.md``) documents every public name of ``attnspec``.
@@ -80,6 +81,29 @@ def test_every_figure_of_the_book_is_in_the_reproduction_table():
     assert not missing, f"figures without a row in {A2.name}: {missing}"
     unknown = sorted(listed - set(FIGURES))
     assert not unknown, f"{A2.name} lists figures that no page has: {unknown}"
+
+
+def test_every_label_of_the_table_is_defined_in_the_legend():
+    """The provenance labels of the rows (*paper*, *derived, heuristic*, ...) are the legend's."""
+    text = A2.read_text()
+    legend = set(re.findall(r"^- \*([a-z]+)\*:", text, re.M))
+    assert {"paper", "derived", "reconstructed", "measured"} <= legend, legend
+    used = {label for _, row in _a2_rows()
+            for labels in re.findall(r"(?<![*\w])\*([a-z][a-z, ]*)\*(?!\*)", row.split("|")[2])
+            for label in labels.split(", ")}
+    assert used and used <= legend | {"heuristic"}, f"labels not in the legend: {used - legend}"
+
+
+def test_rows_follow_the_order_of_the_figures():
+    """Within a chapter, A2's rows come in the order of the chapter's figures (Fig. n.1, n.2,
+    ...), so the table reads like the chapter."""
+    for page in _pages():
+        if not page.exists():
+            continue
+        order = _figure_names(page)
+        listed = [name for names, _ in _a2_rows() for name in names if name in order]
+        assert listed == sorted(listed, key=order.index), (
+            f"{A2.name} lists the figures of {page.name} as {listed}; the page has {order}")
 
 
 @pytest.mark.parametrize("names, row", [pytest.param(names, row, id=names[0])
