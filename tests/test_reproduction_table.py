@@ -127,12 +127,20 @@ def test_each_row_regenerates_its_figures_at_the_chapter_defaults(names, row):
 def test_quoted_edges_are_the_librarys():
     """The right edges z₊² that A2 quotes (from MATH.md §3) are what AttentionLaw computes."""
     quoted = re.findall(r"^\|\s*(\d+(?:\.\d+)?)\s*\|\s*(\d+(?:\.\d+)?)\s*\|\s*"
-                        r"(\d+\.\d+)\s*\|", A2.read_text(), re.M)
-    assert len(quoted) >= 4, "A2's table of edges (c | β | z₊² | ...) was not found"
-    for c, beta, edge in quoted:
-        computed = attnspec.AttentionLaw(float(beta), float(c)).support()[1]
-        digits = len(edge.replace(".", "").lstrip("0"))
-        assert float(f"{computed:.{digits}g}") == pytest.approx(float(edge), rel=1e-9), (c, beta)
+                        r"(\d+\.\d+)\s*\|\s*(\d+\.\d+)\s*\|\s*(\d+\.\d+)\s*\|",
+                        A2.read_text(), re.M)
+    assert len(quoted) >= 4, "A2's table of edges (c | β | z₊² | 4s | ratio) was not found"
+
+    def as_quoted(value, text):
+        digits = len(text.replace(".", "").lstrip("0"))
+        return float(f"{value:.{digits}g}")
+
+    for c, beta, edge, mp_edge, ratio in quoted:
+        law = attnspec.AttentionLaw(float(beta), float(c))
+        computed = law.support()[1]
+        assert as_quoted(computed, edge) == pytest.approx(float(edge), rel=1e-9), (c, beta)
+        assert as_quoted(4 * law.s, mp_edge) == pytest.approx(float(mp_edge), rel=1e-9), (c, beta)
+        assert as_quoted(computed / (4 * law.s), ratio) == pytest.approx(float(ratio), rel=1e-9)
 
 
 def _quick_text(quick):
