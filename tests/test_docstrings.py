@@ -67,3 +67,47 @@ def test_docstrings_cite_the_book_not_the_design_note():
                 if any("MATH.md" in doc for doc in docs):
                     offenders.append(f"{module.__name__}.{name}")
     assert offenders == []
+
+
+def notes_length(doc):
+    """Lines of a numpydoc docstring's Notes section (blank lines inside it included), 0 if
+    it has none: from the line after its underline to the next section heading or the end."""
+    lines = inspect.cleandoc(doc).splitlines()
+    for i in range(len(lines) - 1):
+        if lines[i] == "Notes" and lines[i + 1].startswith("---"):
+            body = lines[i + 2:]
+            end = next((j for j in range(len(body) - 1) if body[j] and body[j][0] != " "
+                        and body[j + 1].startswith("---")), len(body))
+            return len("\n".join(body[:end]).rstrip().splitlines())
+    return 0
+
+
+def test_notes_length_counts_a_section_up_to_the_next():
+    doc = "Summary.\n\nNotes\n-----\nOne.\n\nTwo.\n\nExamples\n--------\n>>> 1\n1\n"
+    assert notes_length(doc) == 3 and notes_length("Summary.") == 0
+    assert notes_length("S.\n\nNotes\n-----\n" + "x\n" * 20) == 20
+
+
+def test_public_notes_are_short():
+    """Issue 24: a public docstring's Notes section holds at most 15 lines; algorithm
+    narratives live in the book's appendices (A1, A3), which the Notes point to. Every
+    public module, class, function, method and property of a public module."""
+    too_long = []
+    for info in pkgutil.walk_packages(attnspec.__path__, "attnspec."):
+        if info.name.endswith("__main__") or "._" in info.name:
+            continue
+        module = importlib.import_module(info.name)
+        objects = {info.name: module}
+        for name, obj in vars(module).items():
+            if name.startswith("_") or getattr(obj, "__module__", None) != module.__name__:
+                continue
+            if inspect.isfunction(obj) or inspect.isclass(obj):
+                objects[f"{info.name}.{name}"] = obj
+            if inspect.isclass(obj):
+                objects.update((f"{info.name}.{name}.{member}", value)
+                               for member, value in vars(obj).items()
+                               if not member.startswith("_") and
+                               (inspect.isfunction(value) or isinstance(value, property)))
+        too_long += [f"{where}: {notes_length(obj.__doc__ or '')} lines"
+                     for where, obj in objects.items() if notes_length(obj.__doc__ or "") > 15]
+    assert too_long == []

@@ -48,3 +48,28 @@ def test_coupled_spectra_share_one_seed_and_use_both_noise_variances(monkeypatch
     right, wrong = [args[3] for name, args, _ in calls if name == "linear"]
     assert right == attnspec.noise_variance(1.5)
     assert wrong == pytest.approx(math.expm1(1.5 ** 2), rel=1e-15)
+
+
+def test_coupled_moments_match_the_spectra_of_the_same_draw():
+    """m₁, m₂ by traces equal the moments of the spectra coupled_spectra gives for one seed."""
+    spectra = coupling.coupled_spectra(50, 30, 1.0, rng=3)
+    moments = coupling.coupled_moments(50, 30, 1.0, rng=3)
+    for key in ("softmax", "linear"):
+        values = spectra[key]
+        assert moments[key] == pytest.approx((values.mean(), np.mean(values**2)), rel=1e-10)
+
+
+@pytest.mark.parametrize("beta, ell, d_qk", [(1.0, 40, 20), (1.5, 30, 60)])
+def test_linear_model_m2_is_the_finite_size_mean(beta, ell, d_qk):
+    """The exact finite-ℓ E m₂ against 3000 simulated linear models (within 4 standard errors),
+    and its limit 2s² + cβ⁴; at these sizes it differs from the limit by many standard errors."""
+    rng = np.random.default_rng(11)
+    m2 = np.array([coupling.coupled_moments(ell, d_qk, beta, rng=rng)["linear"][1]
+                   for _ in range(3000)])
+    se = m2.std(ddof=1) / math.sqrt(m2.size)
+    expected = coupling.linear_model_m2(beta, ell, d_qk)
+    assert abs(m2.mean() - expected) < 4 * se
+    limit = attnspec.AttentionLaw(beta, ell / d_qk).moment(2)
+    assert abs(expected - limit) > 4 * se
+    assert coupling.linear_model_m2(beta, 10**9, 10**9) == pytest.approx(
+        attnspec.AttentionLaw(beta, 1.0).moment(2), rel=1e-6)

@@ -156,3 +156,19 @@ def test_onset_summary_text_none_and_key():
         one.text(key="start")
     with pytest.raises(TypeError, match="none"):
         one.text(none=None)
+
+
+def test_first_outliers_below_walks_down_the_run_to_the_onset():
+    betas = [0.25, 0.5, 0.75, 1.0, 1.25]
+    counts = [[0, 1, 0], [0, 0, 0], [2, 0, 1], [3, 1, 0], [4, 4, 4]]
+    # onset 1.1: 1.0 and 0.75 have outliers, 0.5 none; the isolated count at 0.25 is not
+    # part of the run
+    assert outlier_onset.first_outliers_below(betas, counts, 1.1) == (2, 2)
+    assert outlier_onset.first_outliers_below(betas, counts, 0.6) == (None, 0)
+    assert outlier_onset.first_outliers_below(betas, counts, 0.3) == (0, 1)
+    assert outlier_onset.first_outliers_below(betas, counts, 0.2) == (None, 0)
+    assert outlier_onset.first_outliers_below(betas, counts, math.nan) == (None, 0)
+    with pytest.raises(ValueError, match="increasing"):
+        outlier_onset.first_outliers_below(betas[::-1], counts, 1.1)
+    with pytest.raises(ValueError, match="shapes"):
+        outlier_onset.first_outliers_below(betas, counts[:3], 1.1)

@@ -1,4 +1,4 @@
-"""attnspec.experiments.row_sums: Lemma 2's row-sum fluctuation (against mpmath quadrature of the
+"""attnspec.experiments.row_sums: A4 §5's row-sum fluctuation (this book's derivation) (against mpmath quadrature of the
 χ² mixture and simulation) and its measurement term by term."""
 
 import math
@@ -15,7 +15,7 @@ Z = 4.0  # tolerance in standard errors
 
 @pytest.mark.parametrize("ell, d_qk, beta", [(600, 600, 1.0), (800, 200, 0.7), (300, 900, 1.3)])
 def test_simulation_matches_both_terms(ell, d_qk, beta):
-    # oracle: the leading-order terms of Lemma 2, implemented independently (row_sum_fluctuation)
+    # oracle: the leading-order terms of A4 §5, implemented independently (row_sum_fluctuation)
     theory = row_sum_fluctuation(beta, ell, d_qk)
     measured = row_sums.measure_row_sum_fluctuation(ell, d_qk, beta, draws=3, rng=11)
     # sampling error of a standard deviation over n rows ~ 1/sqrt(2n) relative (n = 3 ell),
@@ -184,3 +184,18 @@ def test_row_sum_fluctuation_log_mean_is_the_chi2_mean():
         f = attnspec.experiments.row_sums.row_sum_fluctuation(beta, ell, d_qk)
         assert f.log_mean == pytest.approx(
             math.log(ell * (1 - beta**2 / d_qk) ** (-d_qk / 2)), rel=1e-14)
+
+
+def test_mean_shortfall_matches_simulated_softmax():
+    """s − E m₁ of √ℓA^⊥ against 400 softmax draws at β = 0.7, ℓ = 150, d_qk = 300 (within Z
+    standard errors); the shortfall itself is many standard errors away from zero."""
+    rng = np.random.default_rng(5)
+    s = math.expm1(0.49)
+    m1 = np.array([np.sum(attnspec.softmax_attention(150, 300, 0.7, rng=rng) ** 2) - 1
+                   for _ in range(400)])
+    se = m1.std(ddof=1) / math.sqrt(m1.size)
+    predicted = row_sums.mean_shortfall(0.7, 150, 300)
+    assert abs((s - m1.mean()) - predicted) < Z * se
+    assert predicted > Z * se
+    with pytest.raises(attnspec.ParameterError, match="ell"):
+        row_sums.mean_shortfall(0.7, 0, 300)

@@ -147,7 +147,7 @@ def test_m1_over_s_falls_at_the_third_scale():
     assert large < 0.5 * results[10_000, 0.5][0]
 
 
-# --- the row-sum fluctuation (Lemma 2) -----------------------------------------------------
+# --- the row-sum fluctuation (A4 §5) -----------------------------------------------------
 
 
 def test_phase_diagram_draws_every_scale_and_window():

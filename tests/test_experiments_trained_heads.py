@@ -132,3 +132,48 @@ def test_beta_matched_references_bin_the_trained_heads_and_refuse_bad_edges():
         trained_heads.beta_matched_references([study], edges=(2.0, 1.0))
     with pytest.raises(ValueError, match="draws"):
         trained_heads.beta_matched_references([study], draws=0)
+
+
+def test_sink_bound_of_a_one_hot_sink_and_of_random_heads():
+    """A = 1e_1ᵀ: sink mass 1, σ₁² = ℓ(ℓ − 1), so (ℓ·1 − 1)²/σ₁² = (ℓ − 1)/ℓ; for any head the
+    test vector 1/√ℓ gives σ₁² ≥ (ℓm − 1)², so the share is at most 1."""
+    ell = 40
+    A = np.zeros((ell, ell))
+    A[:, 0] = 1.0
+    m = trained_heads.head_measurements(A, np.where(A > 0, 50.0, 0.0), rng=0)
+    assert m["sink_bound"] == pytest.approx((ell - 1) / ell, rel=1e-12)
+    for beta in (0.5, 2.0, 4.0):
+        A, S = attnspec.softmax_attention(120, 32, beta, rng=2, return_scores=True)
+        share = trained_heads.head_measurements(A, S, beta=beta, rng=0)["sink_bound"]
+        assert 0 <= share <= 1 + 1e-12
+
+
+def test_random_layer_mean_is_the_mean_of_its_heads():
+    """E mean σ² of Y = (1/H) Σ_h m₁(A_h), m₁ ≈ e^{β²} − 1 at β of order one."""
+    betas = [0.5, 1.0, 1.0, 0.5]
+    values = attnspec.squared_singular_values(trained_heads.random_layer(300, betas, rng=4))
+    expected = np.mean([math.expm1(b ** 2) for b in betas])
+    assert values.mean() == pytest.approx(expected, rel=0.1)
+    with pytest.raises(ValueError, match="betas"):
+        trained_heads.random_layer(50, [1.0, 0.0])
+    with pytest.raises(ValueError, match="ell"):
+        trained_heads.random_layer(500, [1.0])
+
+
+def test_own_beta_layers_at_one_beta_match_the_law():
+    """With every head at the layer's median β the random layer is an untied multihead_output:
+    close to the normalised law, as multihead_comparison's draw; at the trained heads' own
+    β_eff the distance is a measurement, so only its range is checked."""
+    out = attnspec.pretrained.minilm.minilm_forward(
+        attnspec.pretrained.passages.minilm_passages(max_words=60)["dickens"])
+    row = trained_heads.multihead_comparison(out, 5, rng=0)
+    ell, law, mean = len(out.tokens), row["law"], row["law_mean"]
+    same = attnspec.squared_singular_values(trained_heads.random_layer(ell, [row["beta"]] * 12,
+                                                                        rng=2))
+    assert attnspec.ks_distance(same / same.mean(), lambda x: law.cdf(x * mean)) < 0.15
+    own = trained_heads.own_beta_layers(out, 5, row, rng=1, draws=2)
+    np.testing.assert_allclose(own["betas"], trained_heads.effective_beta(out.scores[5]))
+    assert own["ks"].shape == (2,) and np.all((0 <= own["ks"]) & (own["ks"] <= 1))
+    assert np.all(own["tops"] >= 1)
+    with pytest.raises(ValueError, match="draws"):
+        trained_heads.own_beta_layers(out, 5, row, draws=0)

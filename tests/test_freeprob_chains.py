@@ -83,11 +83,11 @@ def test_newton_on_the_kth_root_at_a_hard_edge(config, k):
     x = b * np.array([1e-9, 3e-8])
     reference = law._solve(x)[1]
     guess = law._solve(1e3 * x)[1]
-    fast, ok = law._chain.solve_from(x, guess, most=8, root=k)
+    fast, ok = law.chain.solve_from(x, guess, most=8, root=k)
     assert ok.all()
     assert_allclose(fast.p, reference, rtol=1e-12)
-    assert not law._chain.solve_from(x, guess, most=8, root=1)[1].any()
-    slow, ok = law._chain.solve_from(x, guess, most=30, root=1)
+    assert not law.chain.solve_from(x, guess, most=8, root=1)[1].any()
+    slow, ok = law.chain.solve_from(x, guess, most=30, root=1)
     assert ok.all()
     assert_allclose(slow.p, reference, rtol=1e-12)
 
@@ -112,7 +112,7 @@ def test_polish_finishes_few_points_one_by_one_as_on_arrays():
     the same roots as the numpy steps (here forced by many unconverged companions), and NaN
     where the scalar arithmetic divides by zero (p = 0, where numpy's steps end in NaN)."""
     law = MultiHeadLaw(1000, 2000, 8, 1.0, tie="kv")
-    chain, b = law._chain, law._pieces_list[-1][1]
+    chain, b = law.chain, law._pieces_list[-1][1]
     x = b * np.linspace(0.05, 0.95, 3) + 0j
     root = law._solve(x.real)[1]
     guess = root * (1 + 1e-3j)

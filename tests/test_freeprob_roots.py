@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
-from attnspec.freeprob.roots import (_quartic_discriminant_terms, cubic_roots, last_axis_take,
-                                     polish, polish_roots, quartic_discriminant_sign,
-                                     quartic_pair, quartic_roots, real_cubic_roots)
+from attnspec.freeprob.roots import (cubic_roots, last_axis_take, polish, polish_roots,
+                                     quartic_discriminant_sign, quartic_pair, quartic_roots,
+                                     real_cubic_roots)
 
 
 def _matched_error(found, expected):
@@ -128,9 +128,49 @@ def test_polish_roots_matches_polish():
     assert polish_roots([1.0, 0.0, -1.0], [0.0], 3) == [0.0]      # x² − 1 at x = 0: f′ = 0
 
 
+def _bareiss_determinant(matrix):
+    """The determinant of a square matrix of Python ints, exactly (Bareiss elimination)."""
+    m, sign, previous = [list(row) for row in matrix], 1, 1
+    n = len(m)
+    for k in range(n - 1):
+        if m[k][k] == 0:
+            swap = next((i for i in range(k + 1, n) if m[i][k] != 0), None)
+            if swap is None:
+                return 0
+            m[k], m[swap], sign = m[swap], m[k], -sign
+        for i in range(k + 1, n):
+            for j in range(k + 1, n):
+                m[i][j] = (m[i][j] * m[k][k] - m[i][k] * m[k][j]) // previous
+        previous = m[k][k]
+    return sign * m[-1][-1]
+
+
+def _discriminant_sign_by_resultant(coeffs):
+    """Oracle, independent of the library's 16 terms: for a quartic f of leading coefficient
+    a, Disc f = Res(f, f′)/a (the sign (−1)^{n(n−1)/2} is + at n = 4), the resultant the
+    determinant of the 7×7 Sylvester matrix, in integers after scaling the coefficients by
+    their common power-of-2 denominator (Disc is homogeneous of degree 6: the sign stays)."""
+    fractions = [Fraction(float(v)) for v in coeffs]
+    scale = max(f.denominator for f in fractions)
+    f = [int(v * scale) for v in fractions]
+    df = [4 * f[0], 3 * f[1], 2 * f[2], f[3]]
+    rows = ([[0] * i + f + [0] * (2 - i) for i in range(3)]
+            + [[0] * i + df + [0] * (3 - i) for i in range(4)])
+    det = _bareiss_determinant(rows)
+    return ((det > 0) - (det < 0)) * ((f[0] > 0) - (f[0] < 0))
+
+
+def test_the_resultant_oracle_on_known_quartics():
+    """Four real roots: Disc > 0; two real and a pair: < 0; a double root: 0."""
+    assert _discriminant_sign_by_resultant(np.poly([1, 2, 3, 4])) == 1
+    assert _discriminant_sign_by_resultant(-np.poly([1, 2, 3, 4])) == 1
+    assert _discriminant_sign_by_resultant(np.poly([1, 2, 1j, -1j]).real) == -1
+    assert _discriminant_sign_by_resultant(np.poly([1, 1, 3, 4])) == 0
+
+
 def test_quartic_discriminant_sign_floats_agree_with_rationals():
     """The float path (used when it decides) gives the sign of the exact discriminant of the
-    float coefficients (computed in fractions), near its zeros too: AttentionLaw's quartics
+    float coefficients (a resultant in integers), near its zeros too: AttentionLaw's quartics
     at and near their edges, random ones, and coefficients outside [1e-40, 1e40]."""
     rng = np.random.default_rng(9)
     rows = [list(rng.standard_normal(5)) for _ in range(200)]
@@ -143,8 +183,7 @@ def test_quartic_discriminant_sign_floats_agree_with_rationals():
             rows.append([1.0, -x, a2, x * p, -a * p])
     rows += [[1e-45, 1.0, -2.0, 1.0, 3.0], [1.0, 1e41, 0.0, -1.0, 2.0]]
     for coeffs in rows:
-        exact = sum(_quartic_discriminant_terms(*(Fraction(float(v)) for v in coeffs)))
-        assert quartic_discriminant_sign(coeffs) == (exact > 0) - (exact < 0)
+        assert quartic_discriminant_sign(coeffs) == _discriminant_sign_by_resultant(coeffs)
 
 
 @pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")])

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import attnspec
-from attnspec._validation import BETA_MAX
+from attnspec.hermite import BETA_MAX
 from helpers import load_tool
 from attnspec.book.chapters import ParameterError, parse_assignments
 
@@ -113,6 +113,7 @@ def test_hostile_catalogue_has_no_silent_or_foreign_outcome():
     (lambda: attnspec.experiments.row_sums.row_sum_fluctuation(1.0, 10, 10**400), "d_qk"),
     (lambda: attnspec.experiments.row_sums.row_sum_fluctuation(1.0, 10**400, 10), "ell"),
     (lambda: attnspec.noise_variance(10**400), "beta"),
+    (lambda: attnspec.experiments.thresholds.threshold_scales(10**400), "ell"),
 ])
 def test_integers_beyond_the_float_range_are_refused_by_name(call, name):
     """Python ints beyond 1.8e308 used to raise a bare OverflowError from float()."""
@@ -129,7 +130,7 @@ def test_threshold_scales_refuses_what_is_not_a_real_number(ell):
     was read as ℓ = 18262 days, and 10**400 raised a bare OverflowError."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        with pytest.raises(ValueError, match=r"^ell must be a finite number > 1"):
+        with pytest.raises(attnspec.ParameterError, match=r"^ell must be a finite number > 1"):
             attnspec.experiments.thresholds.threshold_scales(ell)
 
 
@@ -140,6 +141,8 @@ def test_attention_law_moments_below_or_beyond_the_float_range_say_which():
     assert law.moment(30) > 0
     with pytest.raises(ValueError, match=r"^k=40: .* is about 1e-3\d\d, below the range"):
         law.moment(40)
+    with pytest.raises(ValueError, match=r"^k=450: .* is about 1e-4\d\d\d, below the range"):
+        law.moment(450)                  # the hostile run's case: refused as overflowing
     with pytest.raises(ValueError, match=r"^k=2: .* is about 1e33\d, beyond the float range"):
         attnspec.AttentionLaw(19.5, 1.0).moment(2)
 
@@ -149,6 +152,7 @@ def test_attention_law_moment_near_the_top_of_the_float_range():
     """Orders 295 to 300 at β = 0.77, c = 7.3 are finite (about 4.5e307 at order 300) and
     were refused as exceeding the float range."""
     law = attnspec.AttentionLaw(0.77, 7.3)
+    assert np.isfinite(law.moment(295))          # the hostile run's case
     moment = law.moment(300)
     # between the k-th power of the mean and of the right edge; the hostile run's value
     assert 300 * np.log(law.mean()) < np.log(moment) < 300 * np.log(law.support()[1])

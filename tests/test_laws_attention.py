@@ -178,7 +178,7 @@ def test_moments_closed_form_vs_density(beta, c):
     assert law.moment(1) == pytest.approx(s, rel=1e-14)
     assert law.moment(2) == pytest.approx(2 * s * s + c * beta ** 4, rel=1e-14)
     for k in range(1, 9):
-        quadrature = sum(p.integrate(lambda t: t ** k) for p in law._pieces)
+        quadrature = law.expect(lambda t: t ** k)
         assert law.moment(k) == pytest.approx(quadrature, rel=1e-12)
     edges = np.sqrt(law.edges())
     for k in (1, 3):
@@ -302,8 +302,9 @@ def test_small_beta_domain_just_above_c_1_and_its_edge(beta):
     domain. For β in the small-beta form, 1 < c < 1 + 116.2β (about) is now outside it,
     refused by name with the exact bound; at that bound the law builds, its noise piece holds
     the mass 1 − 1/c (the atom of M at 0, spread by the noise), and c = 1 builds."""
-    from attnspec.laws.attention import _small_beta_c_min
-    edge = _small_beta_c_min(beta)
+    with pytest.raises(attnspec.ParameterError, match=r"^c must be <= 1 or >= ") as refused:
+        AttentionLaw(beta, 1 + 1e-3 * beta)            # inside the gap
+    edge = float(re.search(r">= ([0-9.e+-]+) at beta", str(refused.value)).group(1))
     assert edge - 1 == pytest.approx(116.2 * beta, rel=1e-3)
     law = AttentionLaw(beta, edge)
     assert law.form == "small-beta" and len(law.intervals()) == 2

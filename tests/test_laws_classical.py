@@ -32,7 +32,7 @@ def test_other_laws_moments():
     assert [Semicircle(2).moment(k) for k in range(7)] == [1, 0, 2, 0, 8, 0, 40]
     for law in (MarchenkoPastur(3.0, 0.5), ScoreProductLaw(0.5), ScoreProductLaw(2.0)):
         for k in (1, 2, 3):
-            quadrature = sum(p.integrate(lambda t: t ** k) for p in law._pieces)
+            quadrature = law.expect(lambda t: t ** k)
             assert law.moment(k) == pytest.approx(quadrature, rel=1e-12)
 
 

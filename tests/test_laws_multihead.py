@@ -19,7 +19,7 @@ from multihead_oracles import cauchy_forward, cauchy_polynomial, critical_value
 from attnspec.freeprob.chains import Chain, chain_moments
 from attnspec.hermite import BETA_MAX
 from attnspec.laws.multihead import _SERIES_RTOL, MultiHeadLaw, UnresolvedLawError
-from attnspec.laws.multihead_moments import BETA_MIN, multihead_moments
+from attnspec.laws.multihead_moments import BETA_MIN, closed_form_moments, multihead_moments
 from attnspec.sampling.multihead import multihead_output
 from attnspec.sampling.ties import ACROSS_HEAD_TIES, TIES
 from attnspec.spectra import ks_distance, squared_singular_values
@@ -131,8 +131,8 @@ def test_series_moments_agree_with_closed_forms(config):
     groups = groups_for(tie, H)
     closed = multihead_moments(ell, d, H, beta, tie, groups=groups)
     law = MultiHeadLaw(ell, d, H, beta, tie, groups=groups)
-    unit = law._chain.unit                 # the chain works in units of s
-    assert_allclose(chain_moments(law._chain, 2) * unit ** np.arange(1, 3), closed, rtol=1e-12)
+    unit = law.chain.unit                 # the chain works in units of s
+    assert_allclose(chain_moments(law.chain, 2) * unit ** np.arange(1, 3), closed, rtol=1e-12)
 
 
 @pytest.mark.parametrize("config", CONFIGS[5:], ids=str)
@@ -141,7 +141,7 @@ def test_density_moments_agree_with_series(config):
     ell, d, H, beta, tie = config
     law = MultiHeadLaw(ell, d, H, beta, tie)
     for k in range(1, 5):
-        quadrature = sum(p.integrate(lambda x: x ** k) for p in law._pieces)
+        quadrature = law.expect(lambda x: x ** k)
         assert_allclose(quadrature, law.moment(k), rtol=1e-10)
     assert law.moment(3) == pytest.approx(multihead_moments(ell, d, H, beta, tie, order=3)[2],
                                           rel=1e-14)
@@ -219,7 +219,8 @@ def test_edges_mass_and_scipy_semantics(ell, d, H, tie, kind):
     """Left-edge kind, total mass 1 to 1e-12, cdf/ppf round trip, scipy edge semantics."""
     law = MultiHeadLaw(ell, d, H, 1.0, tie)
     assert law._intervals()[0][2] == kind
-    assert abs(law._mass_error) < 1e-12 and law._cdf_error < 1e-10
+    assert law.expect(np.ones_like) == pytest.approx(1.0, rel=0, abs=1e-12)
+    assert law._cdf_error < 1e-10
     a, b = law.support()
     assert law.cdf(b) == 1.0 and law.cdf(a - 1e-9) == 0.0 and law.pdf(b * 1.01) == 0.0
     assert law.ppf(0.0) == a and law.ppf(1.0) == b and np.isnan(law.ppf(1.5))
@@ -236,7 +237,7 @@ def test_atom_at_zero_from_ranks():
     """Narrow values (H d_v < ℓ) give an atom 1 − H d_v/ℓ at 0; the density carries the rest."""
     law = MultiHeadLaw(1000, 1000, 2, 1.0, d_head=500, d_value=50)
     assert law.atom == pytest.approx(0.9)
-    assert abs(law._mass_error) < 1e-12
+    assert law.expect(np.ones_like) == pytest.approx(1.0, rel=0, abs=1e-12)   # atom included
     assert law.cdf(0.0) == pytest.approx(0.9) and law.support()[0] == 0.0
 
 
@@ -254,10 +255,10 @@ def test_newton_agrees_with_polynomial_method(config):
     Nevanlinna selection) to 1e-10 at η = 0.01·m₁."""
     ell, d, H, tie = config
     law = MultiHeadLaw(ell, d, H, 1.0, tie)
-    x = np.linspace(0.02 * law.mean(), 1.05 * law.support()[1], 15) / law._chain.unit
-    eta = 0.01 * law.mean() / law._chain.unit
-    G, _ = law._chain.cauchy_on_axis(x, law._scale, eta=eta)
-    assert_allclose(cauchy_polynomial(law._chain, x + 1j * eta), G, rtol=1e-10)
+    x = np.linspace(0.02 * law.mean(), 1.05 * law.support()[1], 15) / law.chain.unit
+    eta = 0.01 * law.mean() / law.chain.unit
+    G, _ = law.chain.cauchy_on_axis(x, closed_form_moments(law.chain)[0], eta=eta)
+    assert_allclose(cauchy_polynomial(law.chain, x + 1j * eta), G, rtol=1e-10)
 
 
 @pytest.mark.parametrize("config", [(1000, 2000, 8), (1000, 1000, 1)], ids=str)
@@ -265,10 +266,10 @@ def test_newton_agrees_with_forward_fixed_point_kv(config):
     """kv chain: Newton + closed-form MP integral equals a forward Silverstein–Bai fixed point
     with quadrature to 1e-10 at η = 0.1·m₁."""
     law = MultiHeadLaw(*config, 1.0, "kv")
-    x = np.linspace(0.02 * law.mean(), 1.05 * law.support()[1], 7) / law._chain.unit
-    eta = 0.1 * law.mean() / law._chain.unit
-    G, _ = law._chain.cauchy_on_axis(x, law._scale, eta=eta)
-    assert_allclose(cauchy_forward(law._chain, x + 1j * eta, sweeps=2000, nodes=1000), G,
+    x = np.linspace(0.02 * law.mean(), 1.05 * law.support()[1], 7) / law.chain.unit
+    eta = 0.1 * law.mean() / law.chain.unit
+    G, _ = law.chain.cauchy_on_axis(x, closed_form_moments(law.chain)[0], eta=eta)
+    assert_allclose(cauchy_forward(law.chain, x + 1j * eta, sweeps=2000, nodes=1000), G,
                     rtol=1e-10)
 
 
@@ -287,8 +288,9 @@ def test_density_agrees_with_the_long_ladder_on_the_axis(config):
     x = np.concatenate([a + (b - a) * np.linspace(0, 1, 201)[1:-1] ** 2, b * (1 - near),
                         a + (b - a) * near])
     rho = law.pdf(x)
-    unit = law._chain.unit
-    G = law._chain._ladder(x / unit, law._scale, 0.0, top=100.0, ratio=1.5, iters=4, final=8)[0]
+    unit = law.chain.unit
+    G = law.chain._ladder(x / unit, closed_form_moments(law.chain)[0], 0.0, top=100.0,
+                          ratio=1.5, iters=4, final=8)[0]
     ref = -G.imag / np.pi / unit
     assert np.max(np.abs(rho - ref)) <= 1e-9 * np.max(ref)
 
@@ -318,16 +320,16 @@ def test_edges_are_critical_values(config):
     (√1e-9 ≈ 3e-5 at a square-root edge), 1e-9·e outside below 1e-2 of that (0 up to the
     solver's rounding)."""
     law = MultiHeadLaw(*config)
-    unit, (known_x, known_lp) = law._chain.unit, law._known
+    unit, (known_x, known_lp) = law.chain.unit, law._known
     for a, b in law.intervals():
         for edge, side in ((a, 1.0), (b, -1.0)):
             if edge == 0:
                 continue
             rho = law.density(edge * (1 + side * np.array([-1e-9, 1e-9])))
             assert rho[0] <= 1e-2 * rho[1] and rho[1] >= 1e-6 * law.density(0.5 * (a + b))
-            if law._chain.kind == "untied":
+            if law.chain.kind == "untied":
                 p0 = np.exp(known_lp[np.argmin(np.abs(known_x - edge / unit))])
-                exact = critical_value(law._chain, p0).real * unit
+                exact = critical_value(law.chain, p0).real * unit
                 assert edge == pytest.approx(exact, rel=1e-14, abs=0.0)
 
 
@@ -589,6 +591,8 @@ def test_moment_orders_beyond_the_series_accuracy_are_refused_saying_so():
     MultiHeadLaw(400, 800, 4, 1.0).moment(160), about 1e155, is not)."""
     with pytest.raises(ValueError, match=r"order=140: .* rounding .* order must be <= \d+") as info:
         multihead_moments(400, 800, 4, 1.0, order=140)    # was returned without a word
+    with pytest.raises(ValueError, match=r"order=200: .* rounding .* order must be <= \d+"):
+        multihead_moments(400, 800, 4, 1.0, order=200)    # m₃ on were NaN
     highest = int(re.search(r"<= (\d+)", str(info.value)).group(1))
     assert 40 <= highest < 140
     assert len(multihead_moments(400, 800, 4, 1.0, order=highest)) == highest

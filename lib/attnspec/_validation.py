@@ -12,12 +12,13 @@ from __future__ import annotations
 import math
 import numbers
 import os
+import sys
 
 import numpy as np
 
 __all__ = ["ParameterError", "ParameterTypeError", "range_text", "check_int", "check_float",
            "check_choice", "check_rng", "check_matrix", "as_float_array", "scalar_or_array",
-           "check_beta", "check_bool", "check_memory", "check_size", "BETA_MAX"]
+           "check_beta", "check_bool", "check_memory", "check_size", "given", "BETA_MAX"]
 
 #: The documented domain of the inverse temperature for everything that involves e^{β²}: the
 #: laws, the Gaussian-equivalent samplers, the multi-head samplers and the moment formulas:
@@ -53,9 +54,17 @@ def _float_or_refuse(name, value, allowed):
     try:
         return float(value)
     except OverflowError:
+        raise ParameterError(f"{name} must be {allowed}; got {given(name, value)}") from None
+
+
+def given(name, value):
+    """The ``got ...`` part of a message: ``name=repr(value)``, or for an integer beyond the
+    float64 range its size (``name = an integer of about 10^400, ...``), not its 400 digits."""
+    if isinstance(value, numbers.Integral) and abs(int(value)) > sys.float_info.max:
         digits = int(value).bit_length() * math.log10(2)
-        raise ParameterError(f"{name} must be {allowed}; got {name} = an integer of about "
-                             f"10^{digits:.0f}, beyond the float64 range (1.8e308)") from None
+        return (f"{name} = an integer of about 10^{digits:.0f}, beyond the float64 range "
+                f"(1.8e308)")
+    return f"{name}={value!r}"
 
 
 def check_int(name, value, *, min=None, max=None):

@@ -311,8 +311,8 @@ def inverse_participation_ratio(M, k=5):
     numpy.ndarray
         Length-k float64 array, largest singular value first, of
         :math:`\mathrm{IPR}(u) = \sum_i u_i^4` for unit vectors u. A delocalised vector has
-        IPR ≈ 3/m; a vector on a single coordinate has IPR 1. Outliers of √ℓ A^⊥ have IPR
-        0.4–0.97 (A4 §5).
+        IPR ≈ 3/m; a vector on a single coordinate has IPR 1. Outliers of √ℓ A^⊥ are far more
+        localised than the bulk (chapter 5 measures how much).
 
     Notes
     -----

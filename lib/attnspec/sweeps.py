@@ -442,18 +442,12 @@ def sweep(fn, grid, executor=None, *, seed=0, cache_dir=None, progress=True):
     unchanged. The same seed repeats only on the same numpy build, machine and number of BLAS
     threads.
 
-    *Cache.* The file of a point is named by a SHA-256 hash of the function's qualified
-    name and source text, the point, the seed and the spawn index. Editing the body of
-    ``fn`` starts a new cache; editing a function that ``fn`` calls does not (delete the
-    folder then). Files are written by this process as points finish: first to a temporary
-    file in the same folder, then renamed, so an interrupted sweep leaves only complete
-    files and a rerun computes just the missing points. A file that is not a valid entry
-    (not JSON, the wrong JSON shape, a bad dtype or shape, a checksum that does not match its
-    result) is reported with its path in a warning, deleted and recomputed: an edited value
-    is never returned. Results are stored exactly (floats in JSON round-trip; arrays keep
-    their dtype and shape); ``fn`` must return numbers, strings, ``None``, numpy arrays of
-    numbers, or lists, tuples and str-keyed dicts of them. Why not ``joblib.Memory``:
-    appendix A2, "Sweeps and runtime".
+    *Cache.* A point's file is named by a SHA-256 hash of ``fn``'s qualified name and source
+    text, the point, the seed and the spawn index, and written atomically as the point
+    finishes; an invalid file is reported, deleted and recomputed, never returned. ``fn``
+    returns numbers, strings, ``None``, numpy arrays of numbers, or lists, tuples and
+    str-keyed dicts of them (stored exactly). What starts a new cache, and why not
+    ``joblib.Memory``: appendix A3, "Parameter sweeps".
 
     Examples
     --------

@@ -3,7 +3,8 @@ z₊² of ν∞ (A4 §5).
 
 :func:`largest_entries` samples one draw at several β (the per-draw function of a sweep),
 :func:`entry_onset` finds the crossings of the edge, :func:`onset_summary` averages draws into
-an :class:`OnsetSummary`, whose :meth:`OnsetSummary.text` formats a crossing for the book.
+an :class:`OnsetSummary`, whose :meth:`OnsetSummary.text` formats a crossing for the book, and
+:func:`first_outliers_below` says how far below an onset a sweep's draws already have outliers.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from ..sampling.softmax import gaussian_factors, scores
 from .row_sums import log_row_sum_mean
 from .tables import format_with_se
 
-__all__ = ["largest_entries", "entry_onset", "onset_summary", "OnsetSummary"]
+__all__ = ["largest_entries", "entry_onset", "onset_summary", "OnsetSummary",
+           "first_outliers_below"]
 
 
 @functools.lru_cache(maxsize=512)
@@ -95,7 +97,7 @@ def largest_entries(ell, betas, rng=None, *, c=1.0):
 
 def entry_onset(betas, max_entry2, edges):
     r"""Where the largest squared entry crosses the edge z₊²: first upward and last downward
-    (A4 §5: predict the outlier onset from it).
+    (A4 §5: a sufficient condition for outliers, not a prediction of the first one).
 
     Parameters
     ----------
@@ -294,3 +296,40 @@ def onset_summary(runs):
         onset_crossed=crossed, draws_at_start=at_start,
         cross_onset=entry_onset(betas, mean_cross, ones)[0],
         cross_onset_at_start=bool(mean_cross[0] > 1))
+
+
+def first_outliers_below(betas, counts, onset):
+    r"""How far below an onset a sweep already finds outliers (A4 §5: the onset is sufficient).
+
+    Walks down the grid from the largest β below ``onset`` while some draw has an outlier:
+    the run of grid points with outliers that reaches up to the onset. An isolated count
+    further down (a bulk value fluctuating across the edge) does not extend the run.
+
+    Parameters
+    ----------
+    betas : array_like
+        Increasing inverse temperatures of the sweep.
+    counts : array_like
+        Shape (len(betas), draws): outliers per draw at each β.
+    onset : float
+        The onset to compare with (nan: none, and the answer is none).
+
+    Returns
+    -------
+    tuple
+        ``(index, draws_with_outliers)``: the index into ``betas`` of the run's lowest β and
+        how many draws have an outlier there; ``(None, 0)`` when the grid point just below
+        the onset has no outlier in any draw (or there is no onset, or no grid point below).
+    """
+    betas = np.asarray(betas, dtype=np.float64)
+    counts = np.asarray(counts)
+    if betas.ndim != 1 or counts.ndim != 2 or counts.shape[0] != betas.size \
+            or not np.all(np.diff(betas) > 0):
+        raise ValueError("betas must be increasing and 1-d, counts of shape (len(betas), "
+                         f"draws); got shapes {betas.shape} and {counts.shape}")
+    first = None
+    for i in reversed(np.flatnonzero(betas < onset)):   # empty when onset is nan
+        if not counts[i].any():
+            break
+        first = int(i)
+    return (None, 0) if first is None else (first, int(np.count_nonzero(counts[first])))

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import as_float_array
+from .._validation import ParameterError, as_float_array, given
 
 __all__ = ["Scale", "ThresholdScales", "threshold_scales", "SCALE_LABELS"]
 
@@ -142,18 +142,18 @@ def threshold_scales(ell):
 
     Raises
     ------
-    ValueError
-        If some ``ell`` is not a finite number > 1.
+    ParameterError
+        (a ``ValueError``) if some ``ell`` is not a finite number > 1.
     """
-    message = f"ell must be a finite number > 1 (or an array of them); got ell={ell!r}"
+    message = f"ell must be a finite number > 1 (or an array of them); got {given('ell', ell)}"
     if isinstance(ell, (str, bytes, bool, np.bool_)):
-        raise ValueError(message)
+        raise ParameterError(message)
     try:
         values = as_float_array(ell, "ell")   # refuses complex, dates, huge integers
     except (TypeError, ValueError):
-        raise ValueError(message) from None
+        raise ParameterError(message) from None
     if values.size == 0 or not np.all(np.isfinite(values)) or np.any(values <= 1):
-        raise ValueError(message)
+        raise ParameterError(message)
     root = np.sqrt(np.log(values))
     scales = {}
     for name, (factor, label, tex, meaning, source) in _SCALES.items():

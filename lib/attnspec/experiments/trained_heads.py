@@ -12,13 +12,18 @@ d_h = 32) and per passage of :func:`attnspec.pretrained.passages.minilm_passages
   (:class:`attnspec.AttentionLaw` refuses β > 26 or c outside [0.01, 100]);
 * the ablation ladder: (1) Gaussian weights on Gaussian queries/keys (the theorem's object),
   (2) Gaussian weights on the model's real layer-0 input, (3) trained layer 0, (4) deeper
-  trained layers; and rung-1 references drawn at the trained heads' own β_eff, binned by β_eff;
-* what the trained spectra have instead: the attention sink (largest mean attention a key
-  receives, and which token), the normalised row entropy, the share of the top squared
-  singular value, the distance left after removing the top k values with ν∞ refitted to the
-  remaining mean, and the distance between the softmax spectrum and the Gaussian-equivalent
-  model built from the head's own scores, (S P + α Z P)/√ℓ with α² = e^{β_eff²} − 1 − β_eff²;
-* the centred multi-head output of a layer against :class:`attnspec.MultiHeadLaw`.
+  trained layers; and rung-1 references drawn at the median β_eff of each β_eff bin and
+  passage;
+* what the trained spectra have instead: the attention sink (largest mean attention m a key
+  receives, and which token), the share of the top squared singular value σ₁² that the sink
+  alone forces (σ₁² ≥ (ℓm − 1)², from the test vector 1/√ℓ), the normalised row entropy, the
+  share of σ₁² in the total, the distance left after removing the top k values with ν∞
+  refitted to the remaining mean, and the distance between the softmax spectrum and the
+  Gaussian-equivalent model built from the head's own scores, (βSP + αZP)/√ℓ with
+  α² = e^{β_eff²} − 1 − β_eff² (β = 1 for a trained head, whose scores carry their own
+  temperature);
+* the centred multi-head output of a layer against :class:`attnspec.MultiHeadLaw`, and random
+  layers whose heads sit at the trained heads' own β_eff.
 
 Everything here is a measurement of this companion (chapter 9), not a claim of the papers.
 """
@@ -44,7 +49,8 @@ from ..spectra import ks_distance, squared_singular_values
 
 __all__ = ["effective_beta", "law_distances", "standard_init_beta", "head_measurements",
            "passage_study", "multihead_comparison", "trained_array", "rung_values",
-           "ladder_summary", "beta_matched_references", "STANDARD_INIT_STD", "RUNGS"]
+           "ladder_summary", "beta_matched_references", "random_layer", "own_beta_layers",
+           "STANDARD_INIT_STD", "RUNGS"]
 
 #: Standard deviation of BERT's weight initialisation (``initializer_range`` of its config).
 STANDARD_INIT_STD = 0.02
@@ -140,6 +146,13 @@ def standard_init_beta(embeddings, rng=None, *, std=STANDARD_INIT_STD, draws=4):
     return float(np.mean(measured)), float(std ** 2 * norms.mean() * math.sqrt(spread))
 
 
+def _entropy(A):
+    """Mean row entropy −Σ_j A_ij log A_ij of a row-stochastic ℓ×ℓ A, divided by log ℓ."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logs = np.where(A > 0, np.log(np.where(A > 0, A, 1.0)), 0.0)
+    return float(-(A * logs).sum(axis=1).mean() / math.log(A.shape[0]))
+
+
 def head_measurements(A, S, *, tokens=None, beta=1.0, ks=(0, 1, 2, 4, 8), rng=None):
     r"""Every chapter-9 measurement of one head (one ℓ×ℓ attention matrix and its scores).
 
@@ -164,7 +177,9 @@ def head_measurements(A, S, *, tokens=None, beta=1.0, ks=(0, 1, 2, 4, 8), rng=No
         ``beta_eff``, ``ks_nu``, ``ks_mp`` (NaN: law out of reach), ``ks_fit`` (ν∞ with the
         sample's mean), ``rank_k`` (KS after removing the top k, ν∞ refitted; one per k),
         ``ks_ge`` (two-sample KS between √ℓA^⊥ and (βSP + αZP)/√ℓ), ``sink_mass`` (largest
-        column mean of A), ``sink_token``, ``entropy`` (mean row entropy / log ℓ),
+        column mean m of A), ``sink_token``, ``sink_bound`` ((ℓm − 1)² over the largest
+        squared singular value σ₁²: at most 1, since 1ᵀ√ℓA^⊥/√ℓ = (κ − 1)ᵀ with κ the column
+        sums gives σ₁² ≥ ‖κ − 1‖² ≥ (ℓm − 1)²), ``entropy`` (mean row entropy / log ℓ),
         ``top_share`` (largest squared singular value over their sum), ``values``.
     """
     A = np.asarray(A, dtype=np.float64)
@@ -183,13 +198,13 @@ def head_measurements(A, S, *, tokens=None, beta=1.0, ks=(0, 1, 2, 4, 8), rng=No
         ks_ge = math.nan
     column_mass = A.mean(axis=0)
     sink = int(np.argmax(column_mass))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        logs = np.where(A > 0, np.log(np.where(A > 0, A, 1.0)), 0.0)
-    entropy = float(-(A * logs).sum(axis=1).mean() / math.log(ell))
+    entropy = _entropy(A)
+    forced = (ell * column_mass[sink] - 1) ** 2
     return {"beta_eff": beta_eff, "ks_nu": ks_nu, "ks_mp": ks_mp,
             "ks_fit": _fitted_law_distance(values, c), "rank_k": rank_k, "ks_ge": ks_ge,
             "sink_mass": float(column_mass[sink]),
             "sink_token": tokens[sink] if tokens is not None else sink,
+            "sink_bound": float(forced / values[0]) if values[0] > 0 else math.nan,
             "entropy": entropy, "top_share": float(values[0] / values.sum()) if values.sum() > 0 else math.nan,
             "values": values}
 
@@ -303,6 +318,75 @@ def multihead_comparison(output, layer, rng=None, *, beta=None):
             "law_mean": mean, "ks_trained": ks_trained, "ks_random": ks_random}
 
 
+def random_layer(ell, betas, rng=None):
+    r"""A random layer of independent heads of the theorem, each at its own β (chapter 9).
+
+    Y = √(ℓ/d) Σ_h A_h P V_h W_O^h with H = len(betas) heads, A_h = softmax(β_h S_h) drawn
+    by :func:`attnspec.softmax_attention` (ℓ, d_h = 32), V_h ∈ ℝ^{ℓ×32} with N(0, 1) entries
+    and W_O^h ∈ ℝ^{32×384} with N(0, 1/(H·32)) entries: the untied heads of
+    :func:`attnspec.multihead_output` (A4 §6), whose β is one for all heads, with one β per
+    head instead. Over V and W_O the expected mean squared singular value of Y is
+    (1/H) Σ_h m₁(A_h), with m₁(A) = Σ_ij A_ij² − 1 the mean of √ℓA^⊥ (the heads are
+    independent and E W_O^h W_O^hᵀ = (d/(32H)) I), near e^{β_h²} − 1 for β_h of order one.
+
+    Parameters
+    ----------
+    ell : int
+        Number of tokens, 2 ≤ ℓ ≤ d = 384.
+    betas : array_like
+        One β per head, each 0 < β ≤ 26.
+    rng : seed or Generator
+
+    Returns
+    -------
+    numpy.ndarray
+        The ℓ×384 matrix Y.
+    """
+    ell = check_int("ell", ell, min=2, max=WIDTH)
+    betas = np.atleast_1d(np.asarray(betas, dtype=np.float64))
+    if betas.ndim != 1 or not betas.size:
+        raise ParameterError(f"betas must be a non-empty list of numbers; got shape {betas.shape}")
+    betas = [check_float("betas", b, min=0, max=26, min_open=True) for b in betas]
+    rng = check_rng(rng)
+    scale = 1 / math.sqrt(len(betas) * HEAD_WIDTH)
+    Y = np.zeros((ell, WIDTH))
+    for beta in betas:
+        A = softmax_attention(ell, HEAD_WIDTH, beta, rng)
+        V = rng.standard_normal((ell, HEAD_WIDTH))
+        Y += A @ (V - V.mean(axis=0)) @ (scale * rng.standard_normal((HEAD_WIDTH, WIDTH)))
+    return math.sqrt(ell / WIDTH) * Y
+
+
+def own_beta_layers(output, layer, comparison, rng=None, *, draws=4):
+    r"""Random layers at the trained heads' own β_eff against the law of a layer (chapter 9).
+
+    :func:`multihead_comparison` draws its random heads at one β, the layer's median β_eff.
+    Here each of ``draws`` random layers (:func:`random_layer`) puts head h at the β_eff of
+    trained head h of ``layer``; its squared singular values, divided by their mean, are
+    compared with the normalised ``MultiHeadLaw`` of ``comparison`` (the law the trained
+    layer is compared with).
+
+    Returns
+    -------
+    dict
+        ``betas`` (the 12 β_eff), ``ks`` (one KS per draw; NaN if the law is out of reach),
+        ``tops`` (largest normalised squared singular value per draw).
+    """
+    layer = check_int("layer", layer, min=0, max=LAYERS - 1)
+    draws = check_int("draws", draws, min=1)
+    rng = check_rng(rng)
+    betas = effective_beta(output.scores[layer])
+    law, mean = comparison["law"], comparison["law_mean"]
+    ks, tops = [], []
+    for _ in range(draws):
+        values = squared_singular_values(random_layer(len(output.tokens), betas, rng))
+        values = values / values.mean()
+        tops.append(float(values[0]))
+        ks.append(math.nan if law is None
+                  else ks_distance(values, lambda x: law.cdf(np.asarray(x) * mean)))
+    return {"betas": betas, "ks": np.array(ks), "tops": np.array(tops)}
+
+
 def trained_array(studies, key):
     """A trained-head measurement over passages as an array (passages, 6, 12).
 
@@ -354,7 +438,8 @@ def beta_matched_references(studies, rng=None, *, edges=(0.75, 1.5, 3.0), draws=
     The trained heads are binned by β_eff at ``edges`` (bins [0, e_1), [e_1, e_2), ...,
     [e_last, ∞)). For each bin and passage with trained heads in it, ``draws`` heads of the
     theorem, softmax_attention(ℓ, d_h = 32, β), are drawn at β the median β_eff of those
-    heads, and their KS distance to ν∞(β, ℓ/d_h) is measured as in :func:`law_distances`.
+    heads, and their KS distance to ν∞(β, ℓ/d_h) is measured as in :func:`law_distances`,
+    with their normalised row entropy and sink mass (as in :func:`head_measurements`).
 
     Returns
     -------
@@ -362,7 +447,10 @@ def beta_matched_references(studies, rng=None, *, edges=(0.75, 1.5, 3.0), draws=
         One per bin with trained heads: ``low``, ``high``, ``heads`` (trained heads in the
         bin), ``trained`` (their median KS to ν∞, heads in reach), ``reference`` and
         ``reference_max`` (median and largest KS of the random heads), ``within`` (share of
-        the bin's trained heads in reach at most ``reference_max`` from ν∞).
+        the bin's trained heads in reach at most ``reference_max`` from ν∞),
+        ``trained_entropy`` and ``reference_entropy`` (median normalised row entropies),
+        ``trained_sink`` (median sink mass of the trained heads) and ``reference_sink_max``
+        (largest sink mass of the random heads).
     """
     edges = [check_float("edges", e, min=0, min_open=True) for e in edges]
     if any(b <= a for a, b in zip(edges, edges[1:])):
@@ -370,13 +458,14 @@ def beta_matched_references(studies, rng=None, *, edges=(0.75, 1.5, 3.0), draws=
     draws = check_int("draws", draws, min=1)
     rng = check_rng(rng)
     betas, nu = trained_array(studies, "beta_eff"), trained_array(studies, "ks_nu")
+    entropy, sink = trained_array(studies, "entropy"), trained_array(studies, "sink_mass")
     bounds = [0.0] + edges + [math.inf]
     rows = []
     for low, high in zip(bounds[:-1], bounds[1:]):
         inside = (betas >= low) & (betas < high)
         if not inside.any():
             continue
-        reference = []
+        reference, reference_entropy, reference_sink = [], [], []
         for study, passage_betas, heads in zip(studies, betas, inside):
             if heads.any():
                 beta = float(np.median(passage_betas[heads]))
@@ -385,6 +474,8 @@ def beta_matched_references(studies, rng=None, *, edges=(0.75, 1.5, 3.0), draws=
                                              return_scores=True)
                     values = squared_singular_values(centered(A))
                     reference.append(law_distances(values, beta, study["ell"] / HEAD_WIDTH)[0])
+                    reference_entropy.append(_entropy(A))
+                    reference_sink.append(float(A.mean(axis=0).max()))
         reference = np.array(reference)
         trained = nu[inside][np.isfinite(nu[inside])]
         top = float(np.nanmax(reference)) if np.isfinite(reference).any() else math.nan
@@ -393,5 +484,9 @@ def beta_matched_references(studies, rng=None, *, edges=(0.75, 1.5, 3.0), draws=
                      "reference": float(np.nanmedian(reference)) if math.isfinite(top)
                      else math.nan,
                      "reference_max": top,
-                     "within": float(np.mean(trained <= top)) if trained.size else math.nan})
+                     "within": float(np.mean(trained <= top)) if trained.size else math.nan,
+                     "trained_entropy": float(np.median(entropy[inside])),
+                     "reference_entropy": float(np.median(reference_entropy)),
+                     "trained_sink": float(np.median(sink[inside])),
+                     "reference_sink_max": float(np.max(reference_sink))})
     return rows

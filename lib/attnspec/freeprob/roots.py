@@ -19,20 +19,16 @@ API (shared by :mod:`attnspec.laws` and the multi-head laws)
 ``quartic_discriminant_sign(coeffs)``
     The exact sign of a quartic's discriminant (integer arithmetic): how many roots are real.
 ``newton_converged(size, previous, tol)``
-    The one stopping rule of the multi-head chain's Newton drivers.
+    The one stopping rule of the library's Newton drivers (the multi-head chain's and
+    AttentionLaw's).
 ``few_points(count)``
     Whether ``count`` points are few enough (``FEW_POINTS``) for the fast paths that treat
     them one by one in Python scalars instead of numpy arrays.
 ``last_axis_take(values, index)``
     ``take_along_axis`` on the last axis, without its overhead.
-``physical_root(coeffs)``
-    For real ``x``, the value ``G(x + i0)`` of a Cauchy transform that is a root of a
-    polynomial of degree 3 or 4 with real coefficients having at most one non-real pair:
-    the root with the most negative imaginary part, Newton-polished. Outside the support
-    it returns the root of smallest imaginary part magnitude, which is real up to rounding
-    (so the density ``−Im G/π`` is 0 up to ~1e-8 there; callers clip by support).
 
-Why the selection is right (A4 §3): for real ``x`` in the bulk ``G(x + i0)`` is non-real
+Why the callers (``laws/classical.py``, ``laws/attention.py``) take the root of most negative
+imaginary part as ``G(x + i0)`` (A4 §3): for real ``x`` in the bulk ``G(x + i0)`` is non-real
 with ``Im G < 0``, and its conjugate is also a root; if the polynomial has at most one
 non-real pair, that pair is the physical one. Cubics with real coefficients always qualify;
 for the quartic of :class:`attnspec.AttentionLaw` the property is checked against an
@@ -49,7 +45,7 @@ import numpy as np
 
 __all__ = ["few_points", "FEW_POINTS", "newton_converged", "cubic_roots", "quartic_roots",
            "quartic_pair", "polish", "polish_roots", "real_cubic_roots",
-           "quartic_discriminant_sign", "physical_root", "last_axis_take"]
+           "quartic_discriminant_sign", "last_axis_take"]
 
 _OMEGAS = np.exp(2j * np.pi / 3 * np.arange(3))      # the cube roots of unity
 _PAIR = np.array([1.0, -1.0])
@@ -70,11 +66,12 @@ def few_points(count):
 
 
 def newton_converged(size, previous, tol):
-    """The one stopping rule of the library's Newton drivers on the multi-head chain
-    (``Chain.polish``, ``Chain.solve_from``, the edges of ``MultiHeadLaw``): done after a
-    relative step ``size`` (the one before: ``previous``, 0 for none) with size ≤ ``tol``, or
-    size ≤ 1e-6 and size³ ≤ 1e-20·previous², the error left after it predicted from the
-    observed quadratic contraction (arrays or floats)."""
+    """The one stopping rule of the library's Newton drivers (``Chain.polish``,
+    ``Chain.solve_from``, the edges of ``MultiHeadLaw``, AttentionLaw's steps on k(h) = z):
+    done after a relative step ``size`` (the one before: ``previous``, 0 for none) with
+    size ≤ ``tol``, or size ≤ 1e-6 and size³ ≤ 1e-20·previous², the error left after it
+    predicted from the observed quadratic contraction (arrays or floats; ``tol`` may vary
+    per point)."""
     return (size <= tol) | ((size <= 1e-6) & (size ** 3 <= 1e-20 * previous ** 2))
 
 
@@ -327,13 +324,3 @@ def real_cubic_roots(a3, a2, a1, a0):
         return [complex(x), complex(pair[0]), complex(pair[1])]
     re, im = -0.5 * b1 / a3, 0.5 * math.sqrt(-disc) / abs(a3)
     return [complex(x), complex(re, im), complex(re, -im)]
-
-
-def physical_root(coeffs, steps=3):
-    """``G(x + i0)``: the root of smallest imaginary part, Newton-polished (module docs;
-    A4 §3: the physical branch of K(g) = x)."""
-    solver = {4: cubic_roots, 5: quartic_roots}[len(coeffs)]
-    roots = solver(*coeffs)
-    g = np.take_along_axis(roots, np.argmin(roots.imag, axis=-1)[..., None], axis=-1)[..., 0]
-    coeffs = [np.asarray(a, dtype=complex) for a in coeffs]
-    return polish(coeffs, g, steps)

@@ -15,8 +15,9 @@ import numpy as np
 
 from .._validation import ParameterError, check_beta, check_float
 from ..freeprob.ladder import continue_to_axis
-from ..freeprob.roots import (few_points, polish_roots, quartic_discriminant_sign, quartic_pair,
-                              quartic_roots, real_cubic_roots)
+from ..freeprob.roots import (few_points, newton_converged, polish_roots,
+                              quartic_discriminant_sign, quartic_pair, quartic_roots,
+                              real_cubic_roots)
 from ..freeprob.series import free_cumulant_moments
 from ..freeprob.transforms import (nu_inf_free_cumulants, nu_inf_inverse_cauchy,
                                    score_product_edges)
@@ -195,46 +196,60 @@ def _newton_step(h, z, a, b, c):
 
 
 def _newton_on_k(h, z, a, b, c, steps=4):
-    """At most ``steps`` Newton steps on k(h) = z; a point stops once its step s is below
-    max(1e-9|Im h|, 1e-12|h|), or is not finite (then skipped: it would not change). The next
-    error is ~M s² with M = |k″/2k′| ≈ 1/(4|Im h|) near the edge where h meets its conjugate
-    (and O(1/|h|) away from it): below ~1e-18 |Im h|, far below the rounding of Im h. The
-    last few points still going take their steps in Python scalars (an array step costs as
-    much for a few points as for many)."""
+    """At most ``steps`` Newton steps on k(h) = z. A point stops by the library's one rule,
+    :func:`~attnspec.freeprob.roots.newton_converged`, on its relative step |s|/|h| with
+    tolerance max(1e-9|Im h|/|h|, 1e-12) (:func:`_newton_tolerance`), or once its step is
+    not finite (then skipped: it would not change). The next error is ~M s² with
+    M = |k″/2k′| ≈ 1/(4|Im h|) near the edge where h meets its conjugate (O(1/|h|) away from
+    it): below ~1e-18 |Im h|, far below the rounding of Im h; the rule's quadratic clause
+    stops a step earlier only where the error it predicts is below 1e-20|h|. The last few
+    points still going (:func:`~attnspec.freeprob.roots.few_points`) take their steps in
+    Python scalars."""
     step = _newton_step(h, z, a, b, c)
-    h = np.where(np.isfinite(step), h - step, h)
-    going = (np.abs(step) > _newton_tolerance(h)).nonzero()[0]
+    finite = np.isfinite(step)
+    h = np.where(finite, h - step, h)
+    size = np.abs(step) / np.abs(h)
+    going = (finite & ~newton_converged(size, 0.0, _newton_tolerance(h))).nonzero()[0]
+    previous = size
     for done in range(1, steps):
         if few_points(going.size):
             for i in going.tolist():
-                h[i] = _scalar_newton_on_k(complex(h[i]), complex(z[i]), a, b, c, steps - done)
+                h[i] = _scalar_newton_on_k(complex(h[i]), complex(z[i]), a, b, c,
+                                           float(previous[i]), steps - done)
             break
         hg = h[going]
         step = _newton_step(hg, z[going], a, b, c)
-        hg = np.where(np.isfinite(step), hg - step, hg)
+        finite = np.isfinite(step)
+        hg = np.where(finite, hg - step, hg)
         h[going] = hg
-        going = going[np.abs(step) > _newton_tolerance(hg)]
+        size = np.abs(step) / np.abs(hg)
+        more = finite & ~newton_converged(size, previous[going], _newton_tolerance(hg))
+        previous[going] = size
+        going = going[more]
     return h
 
 
-
 def _newton_tolerance(h):
-    """The step below which :func:`_newton_on_k` stops at h: max(1e-9|Im h|, 1e-12|h|)."""
-    return np.maximum(1e-9 * np.abs(h.imag), 1e-12 * np.abs(h))
+    """The relative step below which :func:`_newton_on_k` stops at h:
+    max(1e-9|Im h|/|h|, 1e-12) (a step below 1e-9 |Im h|, the part the density reads)."""
+    return np.maximum(1e-9 * np.abs(h.imag) / np.abs(h), 1e-12)
 
 
-def _scalar_newton_on_k(h, z, a, b, c, steps):
-    """:func:`_newton_on_k` for one point in Python complex arithmetic (the same steps)."""
+def _scalar_newton_on_k(h, z, a, b, c, previous, steps):
+    """:func:`_newton_on_k` for one point in Python complex arithmetic (the same steps, the
+    same rule), ``previous`` its last relative step."""
     for _ in range(steps):
         try:
             step = _newton_step(h, z, a, b, c)
+            if not cmath.isfinite(step):
+                return h
+            size = abs(step) / abs(h - step)
         except (ZeroDivisionError, OverflowError):
             return h
-        if not cmath.isfinite(step):
-            return h
         h -= step
-        if not abs(step) > max(1e-9 * abs(h.imag), 1e-12 * abs(h)):
+        if newton_converged(size, previous, max(1e-9 * abs(h.imag) / abs(h), 1e-12)):
             return h
+        previous = size
     return h
 
 

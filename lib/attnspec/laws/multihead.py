@@ -105,20 +105,15 @@ class MultiHeadLaw(SpectralLaw):
 
     .. math::
 
-        \begin{gathered}
-        \mu_Y = D_{1/H}\big(\mu_{\rm head}\big)^{\boxplus H} \boxtimes {\rm MP}(\ell/d), \\
+        \mu_Y = D_{1/H}\big(\mu_{\rm head}\big)^{\boxplus H} \boxtimes {\rm MP}(\ell/d), \qquad
         \mu_{\rm head} = \nu_\infty(\beta, \ell/d_h) \boxtimes {\rm MP}(\ell/d_v)
-        \end{gathered}
 
-    for independent heads and every across-head tie.  For the key–value tie
-    :math:`\mu_{\rm head}` is the law of :math:`G\Sigma G^\top/d_h` with
-    :math:`\Sigma = (\beta^2\ell/d_h)\hat C^2 + \alpha^2\hat C`, :math:`\hat C = K^\top K/\ell`,
-    G Gaussian ℓ×d_h independent of Ĉ.  ``shared_pattern`` uses H → 1, d_v → H d_v.
+    for independent heads and every across-head tie (``shared_pattern``: H → 1, d_v → H d_v);
+    the key–value tie's :math:`\mu_{\rm head}`: chapter A1, "Step 4: the key–value tie".
 
-    Algorithm and accuracy: chapter A1 ("The backward map and the algorithm", "Verification");
-    every build checks the mass and m₁, m₂ (``MASS_TOL``, ``MOMENT_TOL``).
-    Out of reach (UnresolvedLawError): a soft edge within ~1e-3 of a hard one (e.g.
-    ℓ = d − 1), and β ~ 1e-3, where the noise part sits ~1e-6 of the support below the rest.
+    Algorithm, accuracy and the shapes out of reach (UnresolvedLawError): chapter A1 ("The
+    backward map and the algorithm", "Verification", "What is exact and what is not"); every
+    build checks the mass and m₁, m₂ (``MASS_TOL``, ``MOMENT_TOL``).
 
     Raises
     ------
@@ -169,6 +164,12 @@ class MultiHeadLaw(SpectralLaw):
 
     def _reference_moments(self):
         return self._unit, closed_form_moments(self._chain)
+
+    @property
+    def chain(self):
+        """The law's backward map z(p) (:class:`attnspec.freeprob.chains.Chain`, chapter A1,
+        "The backward map and the algorithm"), in units of ``chain.unit`` = s = e^{β²} − 1."""
+        return self._chain
 
     # ---- hooks of SpectralLaw ---------------------------------------------------------------
     def _params(self):

@@ -314,8 +314,10 @@ def phase_diagram(ells, betas, ks, m1_ratio, *, onsets=None, figsize=(COLUMN_WID
         Shape (len(betas), len(ells)): KS distance to ν_∞ and measured m₁/s.
     onsets : dict, optional
         ``{ell: (onset, end)}``: the finite-ℓ window in which the largest squared entry of
-        √ℓA^⊥ is above the edge z₊² (:func:`attnspec.experiments.outlier_onset.entry_onset`),
-        drawn as a vertical bar at each ℓ (left of the cells' numbers).
+        √ℓA^⊥, averaged over draws, is above the edge z₊²
+        (:func:`attnspec.experiments.outlier_onset.entry_onset`; a sufficient condition for
+        outliers, which start earlier), drawn as a vertical bar at each ℓ (left of the cells'
+        numbers).
     figsize : tuple
         The two maps are stacked (KS above, m₁/s below), each as wide as the column.
 
@@ -337,7 +339,8 @@ def phase_diagram(ells, betas, ks, m1_ratio, *, onsets=None, figsize=(COLUMN_WID
                 if np.isfinite(low):
                     ax.plot([ell / 1.25] * 2, [low, top], color="orange", lw=5, alpha=0.8,
                             solid_capstyle="butt",
-                            label=r"$\max M_{ij}^2 > z_+^2$ (finite $\ell$)" if k == 0 else None)
+                            label=r"$\max M_{ij}^2 > z_+^2$ (mean over draws)" if k == 0
+                            else None)
         ax.set_ylim(min(betas) - 0.2, max(betas) + 0.2)
         ax.set_xlabel(r"tokens $\ell = d_{qk}$")
         ax.set_ylabel(r"inverse temperature $\beta$")

@@ -92,7 +92,8 @@ def multihead_output(ell, d, heads, beta, tie="none", d_head=None, d_value=None,
     beta : float
         Inverse temperature 0 < β ≤ 26 (e^{β²} must be a finite float).
     tie : str
-        Weight tie, one of :data:`attnspec.TIES` (table below).
+        Weight tie, one of :data:`attnspec.TIES` (appendix A3, "Weight ties", says what
+        each shares).
     d_head, d_value : int, optional
         Query/key width d_h and value width d_v; default d/H each (standard allocation
         H d_h = H d_v = d, which needs H to divide d). ``kv``, ``cross_kv`` and
@@ -105,7 +106,8 @@ def multihead_output(ell, d, heads, beta, tie="none", d_head=None, d_value=None,
         matrix Z per distinct score matrix** (``shared_pattern`` shares one Z).
     rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
         Source of randomness. All weights are drawn before any noise, so the same seed gives
-        the softmax model and its Gaussian equivalent with the same weights.
+        the softmax model and its Gaussian equivalent with the same weights; it gives the same
+        bytes at the same number of BLAS threads (~1e-15 relative apart at another).
 
     Returns
     -------
@@ -123,24 +125,8 @@ def multihead_output(ell, d, heads, beta, tie="none", d_head=None, d_value=None,
               P = I - \mathbf 1\mathbf 1^\top/\ell.
               \end{gathered}
 
-    As X has orthonormal rows, Q_h, K_h, V_h are sampled directly as i.i.d. N(0, 1) ℓ×d_h
-    (ℓ×d_v) matrices (A4 §1), except for ``output_keys``, which builds X with
-    :func:`attnspec.orthonormal_input` because W_K^h is reused in the output. A_h P V_h is
-    computed as A_h (P V_h), centring the ℓ×d_v values instead of the ℓ×ℓ attention.
-
-    ==================  ==================================  ==============================
-    tie                 what is shared                      kind
-    ==================  ==================================  ==============================
-    ``none``            nothing (independent heads)         baseline
-    ``mqa``             K_h ≡ K, V_h ≡ V (multi-query)      across heads
-    ``gqa``             K, V shared within groups (GQA)     across heads
-    ``shared_values``   V_h ≡ V                             across heads
-    ``cross_kv``        V_h = K_{h+1 mod H}                 across heads
-    ``kv``              W_V^h = W_K^h, so V_h = K_h         within a head
-    ``output_keys``     W_O^h = (W_K^h)ᵀ/√(H d_h)           output depends on keys
-    ``shared_pattern``  Q_h ≡ Q, K_h ≡ K (one pattern A)    contrast case
-    ==================  ==================================  ==============================
-
+    What each tie shares, and how the weights are drawn (Q_h, K_h, V_h directly as i.i.d.
+    N(0, 1) matrices, A4 §1; X itself for ``output_keys``): appendix A3, "Weight ties".
     Grouped-query attention splits the H heads into ``groups`` groups of H/groups heads.
     The variants and their claims are this companion's reconstruction from paper 2's abstract
     (A4 §6, [reconstructed]). Closed-form moments: untied and across-head ties
