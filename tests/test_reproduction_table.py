@@ -4,7 +4,8 @@
   (names ``fig-*`` and ``tbl-*``), each with a
   command that regenerates it; the commands' parameters are valid for their chapter and are the
   chapter's defaults (so the command regenerates the figure as the book shows it), and the
-  numbers A2 quotes for the limiting law are the library's.
+  numbers A2 quotes for the limiting law are the library's; a chapter's rows follow the order
+  of its figures.
 - The course guide's table of ``--quick`` sizes is the one declared in
   ``attnspec.book.chapters``.
 - The API page (``chapters/A3_api.md``) documents every public name of ``attnspec``.
@@ -82,6 +83,29 @@ def test_every_figure_of_the_book_is_in_the_reproduction_table():
     assert not unknown, f"{A2.name} lists figures that no page has: {unknown}"
 
 
+def test_every_label_of_the_table_is_defined_in_the_legend():
+    """The provenance labels of the rows (*paper*, *derived, heuristic*, ...) are the legend's."""
+    text = A2.read_text()
+    legend = set(re.findall(r"^- \*([a-z]+)\*:", text, re.M))
+    assert {"paper", "derived", "reconstructed", "measured"} <= legend, legend
+    used = {label for _, row in _a2_rows()
+            for labels in re.findall(r"(?<![*\w])\*([a-z][a-z, ]*)\*(?!\*)", row.split("|")[2])
+            for label in labels.split(", ")}
+    assert used and used <= legend | {"heuristic"}, f"labels not in the legend: {used - legend}"
+
+
+def test_rows_follow_the_order_of_the_figures():
+    """Within a chapter, A2's rows come in the order of the chapter's figures (Fig. n.1, n.2,
+    ...), so the table reads like the chapter."""
+    for page in _pages():
+        if not page.exists():
+            continue
+        order = _figure_names(page)
+        listed = [name for names, _ in _a2_rows() for name in names if name in order]
+        assert listed == sorted(listed, key=order.index), (
+            f"{A2.name} lists the figures of {page.name} as {listed}; the page has {order}")
+
+
 @pytest.mark.parametrize("names, row", [pytest.param(names, row, id=names[0])
                                          for names, row in (_a2_rows() if A2.exists() else [])])
 def test_each_row_regenerates_its_figures_at_the_chapter_defaults(names, row):
@@ -103,12 +127,20 @@ def test_each_row_regenerates_its_figures_at_the_chapter_defaults(names, row):
 def test_quoted_edges_are_the_librarys():
     """The right edges z₊² that A2 quotes (from MATH.md §3) are what AttentionLaw computes."""
     quoted = re.findall(r"^\|\s*(\d+(?:\.\d+)?)\s*\|\s*(\d+(?:\.\d+)?)\s*\|\s*"
-                        r"(\d+\.\d+)\s*\|", A2.read_text(), re.M)
-    assert len(quoted) >= 4, "A2's table of edges (c | β | z₊² | ...) was not found"
-    for c, beta, edge in quoted:
-        computed = attnspec.AttentionLaw(float(beta), float(c)).support()[1]
-        digits = len(edge.replace(".", "").lstrip("0"))
-        assert float(f"{computed:.{digits}g}") == pytest.approx(float(edge), rel=1e-9), (c, beta)
+                        r"(\d+\.\d+)\s*\|\s*(\d+\.\d+)\s*\|\s*(\d+\.\d+)\s*\|",
+                        A2.read_text(), re.M)
+    assert len(quoted) >= 4, "A2's table of edges (c | β | z₊² | 4s | ratio) was not found"
+
+    def as_quoted(value, text):
+        digits = len(text.replace(".", "").lstrip("0"))
+        return float(f"{value:.{digits}g}")
+
+    for c, beta, edge, mp_edge, ratio in quoted:
+        law = attnspec.AttentionLaw(float(beta), float(c))
+        computed = law.support()[1]
+        assert as_quoted(computed, edge) == pytest.approx(float(edge), rel=1e-9), (c, beta)
+        assert as_quoted(4 * law.s, mp_edge) == pytest.approx(float(mp_edge), rel=1e-9), (c, beta)
+        assert as_quoted(computed / (4 * law.s), ratio) == pytest.approx(float(ratio), rel=1e-9)
 
 
 def _quick_text(quick):

@@ -36,8 +36,10 @@ BETA_MIN_REPRESENTABLE = 1e-72
 #: correction, see AttentionLaw Notes) is below this: then it equals ν_∞ to double precision.
 _MP_FORM_BELOW = 1e-17
 #: The small-β form is used when a = α²/s (≈ β²/2) is below this (c < 2, c ≥ 2); its CDF
-#: error, measured against the exact form, is ≤ 250 a for c < 2 (228 a at c = 1) and
-#: ≤ 0.4 a for c ≥ 2 (0.36 a at c = 2, 0.016 a at c = 10): below 3e-11 in both cases.
+#: error, measured against the exact form (β = 1e-5 to 3e-3), is ≤ 0.4 a for c ≥ 2 (0.36 a at
+#: c = 2, 0.016 a at c = 10; < 4e-11 where used); for c < 2, 0.3-2.5 a away from c = 1 but
+#: ≈ 0.12 a/(1 − c), 0.56 a/(c − 1) near it: ≤ 250 a (< 2.5e-11) only outside 0.9995 < c < 1.003,
+#: and ≈ 0.15 β at c = 1 (appendix A2, "Forms").
 _SMALL_FORM_BELOW = {False: 1e-13, True: 1e-10}
 
 
