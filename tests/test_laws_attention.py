@@ -316,3 +316,25 @@ def test_small_beta_domain_just_above_c_1_and_its_edge(beta):
     assert AttentionLaw(beta, 1.0).form == "small-beta"
     with pytest.raises(attnspec.ParameterError, match=r"^c must be <= 1 or >="):
         AttentionLaw(beta, 1 + 10 * beta)
+
+
+@pytest.mark.parametrize("c", [0.5, 0.999, 0.9999, 1.0, "first above 1", 1.01, 1.5])
+def test_small_form_error_bounds_its_cdf_error(monkeypatch, c):
+    """``form_error`` of the small-β form bounds its CDF's distance to the exact law, also
+    near c = 1 where that distance grows to about 0.15β (it reported 250a there, far below).
+    At β = 1e-5 both forms can be built: the small one by lowering the form's threshold."""
+    from attnspec.laws import attention
+
+    beta = 1e-5
+    if c == "first above 1":
+        c = attention._small_beta_c_min(beta) * 1.0001
+    exact = AttentionLaw(beta, c)
+    monkeypatch.setattr(attention, "_SMALL_FORM_BELOW", {False: 1.0, True: 1.0})
+    small = AttentionLaw(beta, c)
+    assert (exact.form, small.form) == ("exact", "small-beta")
+    low, high = exact.support()
+    x = np.concatenate([np.linspace(low, high, 1001), np.geomspace(1e-16, 1.0, 1601) * high])
+    x = x[(x >= low) & (x <= high)]   # the error sits near 0, where the densities differ
+    distance = np.max(np.abs(exact.cdf(x) - small.cdf(x)))
+    assert distance <= small.form_error
+    assert distance >= small.form_error / 10    # the bound is not vacuous
