@@ -59,8 +59,10 @@ PARTS: dict[str, tuple[Part, ...]] = {
     "session-01": (
         Part("q1_prediction",
              "Predict the mean of the squared singular values of $\\sqrt{\\ell}A^\\perp$ at "
-             "$\\beta = 0.5$ and $\\beta = 1.5$ from $e^{\\beta^2}-1$. Store them as "
-             "`predict_05` and `predict_15` (checked to 1e-6 relative).",
+             "$\\beta = 0.5$ and $\\beta = 1.5$ from its limit $e^{\\beta^2}-1$ as "
+             "$\\ell \\to \\infty$ (at a finite $\\ell$ it falls short, the more so the larger "
+             "$\\beta$: chapter 5). Store them as `predict_05` and `predict_15` (checked to 1e-6 "
+             "relative).",
              "import numpy as np\npredict_05 = np.expm1(0.5**2)\npredict_15 = np.expm1(1.5**2)",
              ("predict_05", "predict_15"),
              (Test("assert isinstance(float(predict_05), float)", 0, hidden=False),
