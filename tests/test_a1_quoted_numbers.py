@@ -7,6 +7,7 @@ import math
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from attnspec.laws import base, multihead, multihead_moments
@@ -14,6 +15,7 @@ from attnspec.laws import base, multihead, multihead_moments
 ROOT = Path(__file__).resolve().parents[1]
 A1 = " ".join((ROOT / "chapters" / "A1_multihead_law_derivation.md").read_text().split())
 TESTS = " ".join((ROOT / "tests" / "test_laws_multihead.py").read_text().split())
+HERE = Path(__file__).read_text()
 
 
 def power(value):
@@ -38,7 +40,7 @@ def test_cited_tests_exist():
     cited = set(re.findall(r"`(test_\w+)`", A1))
     assert len(cited) >= 4, cited
     for name in cited:
-        assert f"def {name}(" in TESTS, name
+        assert f"def {name}(" in TESTS + HERE, name
 
 
 @pytest.mark.parametrize("a1_text, test_text", [
@@ -57,3 +59,33 @@ def test_cited_tests_exist():
 def test_quoted_test_settings(a1_text, test_text):
     assert a1_text in A1
     assert test_text in TESTS
+
+
+def _shared_query_m2(ell, d, heads, beta, seed):
+    """m₂ of one Gaussian-equivalent draw with shared queries Q_h ≡ Q (independent K_h, V_h,
+    Z_h, W_O^h; standard allocation d_h = d_v = d/H): a variant the library does not sample."""
+    rng = np.random.default_rng(seed)
+    width = d // heads
+    s = math.expm1(beta ** 2)
+    noise = math.sqrt(s - beta ** 2)
+    Q = rng.standard_normal((ell, width))
+    Y = np.zeros((ell, d))
+    for _ in range(heads):
+        K, V = rng.standard_normal((2, ell, width))
+        B = (beta * Q @ K.T / math.sqrt(width) + noise * rng.standard_normal((ell, ell)))
+        W_O = rng.standard_normal((width, d)) / math.sqrt(heads * width)
+        Y += (B / math.sqrt(ell)) @ V @ W_O / math.sqrt(d)
+    return np.mean(np.linalg.eigvalsh(Y @ Y.T) ** 2)
+
+
+def test_shared_queries_change_m2():
+    """A1, step 2: sharing queries alone is not covered because it changes the law. Its m₂
+    (derived as chapter 7's shared-pattern computation: two heads' signals now share Q) is
+    formula (a) + (1 − 1/H)(ℓ/d_h)β⁴, and a sample is far from formula (a)."""
+    ell, d, heads, beta, draws = 240, 480, 4, 1.0, 16
+    m2 = np.array([_shared_query_m2(ell, d, heads, beta, seed) for seed in range(draws)])
+    formula_a = multihead_moments.multihead_moments(ell, d, heads, beta, "none")[1]
+    shared_q = formula_a + (1 - 1 / heads) * (ell / (d // heads)) * beta ** 4
+    tol = 3.5 * m2.std(ddof=1) / math.sqrt(draws) + 2 * shared_q / ell   # + O(k/ℓ) bias
+    assert abs(m2.mean() - shared_q) <= tol, (m2.mean(), shared_q, tol)
+    assert abs(m2.mean() - formula_a) > 3 * tol, (m2.mean(), formula_a, tol)
