@@ -261,7 +261,7 @@ def compare_ties(ell, d, heads, beta, ties=TIES, *, draws=2, groups=None, equiva
 
     Notes
     -----
-    With H = 1, ``cross_kv`` (V_1 = K_{1 mod 1} = K_1) is the key–value tie, and its theory
+    With H = 1, ``cross_kv`` (V_1 = K_{(1 mod 1)+1} = K_1) is the key–value tie, and its theory
     values and law are those of ``tie="kv"`` (as :func:`attnspec.multihead_moments` computes).
     """
     ties = [check_choice("ties", t, TIES) for t in ties]

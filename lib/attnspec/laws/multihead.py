@@ -10,9 +10,10 @@ convolutions (derivation: chapter A1, ``chapters/A1_multihead_law_derivation.md`
              Ĉ ~ MP(d_h/ℓ) (the keys' Gram matrix KᵀK/ℓ),
              G an ℓ×d_h Gaussian independent of Ĉ
 
-with MP(r) the Marchenko–Pastur law of mean 1 and ratio r.  Across-head sharing (``mqa``,
-``gqa``, ``shared_values``, ``cross_kv``, ``output_keys``) gives the untied law (except
-``cross_kv`` with H = 1, which is the kv tie: V₁ = K_{1+1 mod 1} = K₁);
+with MP(r) the Marchenko–Pastur law of mean 1 and ratio r.  Across-head sharing of keys or
+values (``mqa``, ``gqa``, ``shared_values``, ``cross_kv``) gives the untied law (except
+``cross_kv`` with H = 1, which is the kv tie: V₁ = K_{(1 mod 1)+1} = K₁); so does
+``output_keys`` (derived in A1 for H = 1, Monte Carlo only for H ≥ 2);
 ``shared_pattern`` is the untied law with H → 1 and d_v → H d_v (formula (c) of A4 §6).
 A4 §6 is this companion's reconstruction from paper 2's abstract; the full law goes beyond
 the papers.

@@ -34,7 +34,7 @@ def multihead_chain(ell, d, heads, beta, tie, d_head, d_value, groups, unit=1.0)
             "s = e^{beta^2} - 1 underflows to 0 in float64 and the law is a point mass at 0); "
             f"got beta={beta!r}")
     unit = float(total_variance(beta)) if unit is None else unit
-    if tie == "kv" or (tie == "cross_kv" and heads == 1):   # one head: V_1 = K_{1+1 mod 1} = K_1
+    if tie == "kv" or (tie == "cross_kv" and heads == 1):   # one head: V_1 = K_{(1 mod 1)+1} = K_1
         chain = Chain("kv", heads, beta, ell / d_head, ell / d_value, ell / d, unit)
         rank = heads * min(ell, d_head)
     elif tie == "shared_pattern":     # one pattern: H → 1, d_v → H d_v
