@@ -199,3 +199,13 @@ def test_mean_shortfall_matches_simulated_softmax():
     assert predicted > Z * se
     with pytest.raises(attnspec.ParameterError, match="ell"):
         row_sums.mean_shortfall(0.7, 0, 300)
+
+
+def test_row_factors_give_softmax_from_y_of_the_same_draw():
+    # √ℓ A^⊥ = D Y row by row, with D from the same rng state as the chain
+    ell, beta = 60, 1.2
+    D = row_sums.row_factors(ell, ell, beta, rng=3)
+    chain = attnspec.stepwise_chain(ell, ell, beta, rng=3, degree=2)
+    np.testing.assert_allclose(chain["softmax"], D[:, None] * chain["Y"], rtol=1e-10, atol=1e-12)
+    with pytest.raises(ValueError, match="beta"):
+        row_sums.row_factors(ell, ell, -1.0)

@@ -24,7 +24,7 @@ from .._validation import (ParameterError, check_beta, check_float, check_int, c
 from ..sampling.softmax import gaussian_factors, scores
 
 __all__ = ["row_sum_fluctuation", "RowSumFluctuation", "log_row_sum_mean", "RowSumTerms",
-           "measure_row_sum_fluctuation", "mean_shortfall"]
+           "measure_row_sum_fluctuation", "row_factors", "mean_shortfall"]
 
 #: β range of the simulation: beyond it the row sums no longer obey the central limit theorem
 #: at any ℓ a computer can hold (A4 §5: their central-limit scale √(log ℓ/2) is 3.2 at ℓ = 10⁹).
@@ -216,6 +216,30 @@ def measure_row_sum_fluctuation(ell, d_qk, beta, draws=1, rng=None):
     keys_sd = float(np.std(np.concatenate(keys)))
     query_sd = math.sqrt(max(total_sd ** 2 - keys_sd ** 2, 0.0))
     return RowSumTerms(keys_sd, query_sd, total_sd)
+
+
+def row_factors(ell, d_qk, beta, rng=None):
+    r"""The row factors Dᵢᵢ = ℓe^{β²/2}/rᵢ of one draw, with √ℓ A^⊥ = D Y (chapter 4, A4 §4).
+
+    Q, K are drawn first, as in :func:`attnspec.stepwise_chain`, so the same ``rng`` state
+    gives the row sums of that chain's draw (in :func:`attnspec.sweep` with the same seed,
+    point by point). Each factor deviates from 1 by about the total of
+    :func:`row_sum_fluctuation`.
+
+    Returns
+    -------
+    numpy.ndarray
+        The ℓ factors ℓe^{β²/2}/rᵢ, rᵢ = Σₖ e^{βSᵢₖ}.
+    """
+    ell = check_int("ell", ell, min=2)
+    d_qk = check_int("d_qk", d_qk, min=1)
+    beta = check_beta(beta)
+    check_memory("ell", ell, 2 * ell * ell * 8)   # S and e^{βS}
+    check_memory("d_qk", d_qk, 2 * ell * d_qk * 8)
+    rng = check_rng(rng)
+    Q, K = gaussian_factors(ell, d_qk, rng)
+    sums = np.exp(beta * scores(Q, K)).sum(axis=1)
+    return ell * math.exp(beta ** 2 / 2) / sums
 
 
 def mean_shortfall(beta, ell, d_qk):
