@@ -21,7 +21,7 @@ from attnspec.pretrained.passages import PASSAGE_NAMES
 from helpers import ROOT
 
 REFERENCE = ROOT / "tests" / "data" / "minilm_reference"
-TOLERANCE = 1e-5
+TOLERANCE = minilm.REFERENCE_TOLERANCE   # the value chapter 9 states
 
 
 def _reference():
@@ -29,7 +29,12 @@ def _reference():
     return versions["sentences"], np.load(REFERENCE / "reference.npz")
 
 
-@pytest.mark.parametrize("index", [0, 1, 2])
+def test_reference_holds_the_sentences_chapter_9_counts():
+    sentences, _ = _reference()
+    assert len(sentences) == minilm.REFERENCE_SENTENCES
+
+
+@pytest.mark.parametrize("index", range(minilm.REFERENCE_SENTENCES))
 def test_forward_pass_matches_the_reference_implementation(index):
     sentences, ref = _reference()
     out = attnspec.pretrained.minilm.minilm_forward(sentences[index])

