@@ -21,7 +21,7 @@ from attnspec.hermite import BETA_MAX
 from attnspec.laws.multihead import _SERIES_RTOL, MultiHeadLaw, UnresolvedLawError
 from attnspec.laws.multihead_moments import BETA_MIN, closed_form_moments, multihead_moments
 from attnspec.sampling.multihead import multihead_output
-from attnspec.sampling.ties import ACROSS_HEAD_TIES, TIES
+from attnspec.sampling.ties import TIES, UNTIED_LAW_TIES
 from attnspec.spectra import ks_distance, squared_singular_values
 
 ELL, D, BETA = 1000, 1000, 1.0        # Monte Carlo size (ℓ = d: the hardest edges at 0)
@@ -170,15 +170,26 @@ def test_moments_against_monte_carlo(tie):
 
 
 # ---- the law ---------------------------------------------------------------------------------
-@pytest.mark.parametrize("tie", ACROSS_HEAD_TIES)
+@pytest.mark.parametrize("tie", UNTIED_LAW_TIES)
 @pytest.mark.slow
-def test_across_head_ties_sample_the_independent_law(tie):
-    """mqa, gqa, shared values, cross kv and output-tied keys: a Gaussian-equivalent sample of
-    the tie (H = 4, ℓ = d = 1000) is within KS_TOL of the law of independent heads (which the
-    library returns for them); the same sample is far from the kv-tied law."""
+def test_untied_law_ties_sample_the_independent_law(tie):
+    """mqa, gqa, shared values, cross kv (derived) and output-tied keys (taken: this Monte Carlo
+    is its only support): a Gaussian-equivalent sample of the tie (H = 4, ℓ = d = 1000) is
+    within KS_TOL of the law of independent heads (which the library returns for them); the
+    same sample is far from the kv-tied law."""
     sample = ge_spectrum(tie, 4, 0)
     assert ks_distance(sample, law_for("none", 4)) <= KS_TOL
     assert ks_distance(sample, law_for("kv", 4)) > 2 * KS_TOL
+
+
+@pytest.mark.parametrize("tie", UNTIED_LAW_TIES)
+def test_untied_law_ties_get_the_untied_moments(tie):
+    """The library gives every tie of UNTIED_LAW_TIES (output_keys included) exactly the
+    moments of independent heads (H = 4), and not those of the kv tie."""
+    groups = groups_for(tie, 4)
+    moments = multihead_moments(ELL, D, 4, BETA, tie, groups=groups, order=3)
+    assert moments == multihead_moments(ELL, D, 4, BETA, "none", order=3)
+    assert moments != multihead_moments(ELL, D, 4, BETA, "kv", order=3)
 
 
 def test_shared_pattern_is_one_head_with_wider_values():
@@ -364,7 +375,7 @@ DOMAIN_BETAS = (1e-3, 0.5, 1.0, 3.0, 10.0, BETA_MAX)
 DOMAIN_SHAPES = ((64, 128), (64, 64), (40, 1000))      # standard, ℓ = d (hard edges), ℓ ≪ d
 DOMAIN = ([(ell, d, H, tie, beta) for ell, d in DOMAIN_SHAPES for H in (1, 2, 8)
            for tie in ("none", "kv", "shared_pattern") for beta in DOMAIN_BETAS]
-          + [(64, 128, H, tie, 1.0) for H in (1, 2, 8) for tie in ACROSS_HEAD_TIES])
+          + [(64, 128, H, tie, 1.0) for H in (1, 2, 8) for tie in UNTIED_LAW_TIES])
 # Where the solver may refuse (chapter A1, "What is exact and what is not"): β = 1e-3 (the
 # noise scale α² ≈ β⁴/2 sits ~1e-6 of the support below the scores) and ℓ = d − 1.
 MAY_REFUSE = {1e-3, BETA_MIN}

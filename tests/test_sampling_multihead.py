@@ -8,7 +8,7 @@ import pytest
 
 import attnspec
 from attnspec.sampling.multihead import multihead_output, shared_pattern_per_head_noise
-from attnspec.sampling.ties import ACROSS_HEAD_TIES, TIE_KINDS, TIE_LABELS, TIES
+from attnspec.sampling.ties import ACROSS_HEAD_TIES, TIE_KINDS, TIE_LABELS, TIES, UNTIED_LAW_TIES
 from attnspec.spectra import ks_distance, moments_with_se, squared_singular_values
 
 BETA = 1.0
@@ -222,9 +222,9 @@ def test_per_head_noise_is_seeded_and_differs_from_the_rule_for_several_heads():
 
 
 def test_tie_registry_is_one_consistent_table():
-    """Every tie has a label and a kind; the across-head ties are the ones the law treats as
-    independent heads (kind "across heads", plus output tied to keys)."""
+    """Every tie has a label and a kind; the across-head ties are those of kind "across heads";
+    the law treats them and the output tied to keys (a within-head tie) as independent heads."""
     assert set(TIE_LABELS) == set(TIE_KINDS) == set(TIES) and TIES[0] == "none"
-    assert set(ACROSS_HEAD_TIES) == {t for t in TIES if TIE_KINDS[t] == "across heads"} | {
-        "output_keys"}
+    assert set(ACROSS_HEAD_TIES) == {t for t in TIES if TIE_KINDS[t] == "across heads"}
+    assert set(UNTIED_LAW_TIES) == set(ACROSS_HEAD_TIES) | {"output_keys"}
     assert attnspec.TIES is TIES

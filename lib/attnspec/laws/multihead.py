@@ -12,8 +12,10 @@ convolutions (derivation: chapter A1, ``chapters/A1_multihead_law_derivation.md`
 
 with MP(r) the Marchenko–Pastur law of mean 1 and ratio r.  Across-head sharing of keys or
 values (``mqa``, ``gqa``, ``shared_values``, ``cross_kv``) gives the untied law (except
-``cross_kv`` with H = 1, which is the kv tie: V₁ = K_{(1 mod 1)+1} = K₁); so does
-``output_keys`` (derived in A1 for H = 1, Monte Carlo only for H ≥ 2);
+``cross_kv`` with H = 1, which is the kv tie: V₁ = K_{(1 mod 1)+1} = K₁).  The output tied to
+the keys (``output_keys``, a within-head tie) is also given the untied law: argued in the
+limit for H = 1 (A1, step 2; chapter 7), supported by Monte Carlo only for H ≥ 2
+(:data:`attnspec.sampling.ties.UNTIED_LAW_TIES`);
 ``shared_pattern`` is the untied law with H → 1 and d_v → H d_v (formula (c) of A4 §6).
 A4 §6 is this companion's reconstruction from paper 2's abstract; the full law goes beyond
 the papers.
@@ -98,6 +100,8 @@ class MultiHeadLaw(SpectralLaw):
         As in :func:`attnspec.multihead_output` (validated the same way, before any
         computation): 2 ≤ ℓ ≤ d, H ≥ 1 dividing d under the standard allocation
         d_head = d_value = d/H, BETA_MIN ≤ β ≤ BETA_MAX, ``tie`` one of :data:`attnspec.TIES`.
+        ``output_keys`` gets the untied law (argued for H = 1 in A1, step 2; Monte Carlo only
+        for H ≥ 2; :data:`attnspec.sampling.ties.UNTIED_LAW_TIES`).
 
     Notes
     -----

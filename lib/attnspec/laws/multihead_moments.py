@@ -40,7 +40,7 @@ def multihead_chain(ell, d, heads, beta, tie, d_head, d_value, groups, unit=1.0)
     elif tie == "shared_pattern":     # one pattern: H → 1, d_v → H d_v
         chain = Chain("untied", 1, beta, ell / d_head, ell / (heads * d_value), ell / d, unit)
         rank = min(ell, heads * d_value)
-    else:                             # "none" and every across-head tie
+    else:                             # "none", every across-head tie, "output_keys" (taken)
         chain = Chain("untied", heads, beta, ell / d_head, ell / d_value, ell / d, unit)
         rank = heads * min(ell, d_value)
     atom = max(0.0, 1.0 - min(rank, d, ell) / ell)
@@ -157,7 +157,7 @@ def multihead_moments(ell, d, heads, beta, tie="none", d_head=None, d_value=None
     -----
     m₁ and m₂ are the closed forms of A4 §6 (s = e^{β²} − 1, α² = s − β²):
 
-    (a) independent heads and every across-head sharing:
+    (a) independent heads, every across-head sharing and ``output_keys`` (taken: Monte Carlo):
     :math:`m_1 = s,\ m_2 = s^2[1 + (1 + \ell/d_v)/H + \ell/d] + \ell\beta^4/(H d_h)`;
     (b) key–value tie (y = d_h/ℓ, μ_k the moments of MP(y)): :math:`m_1 = s + \beta^2/y`,
     :math:`m_2 = [\beta^4\mu_4/y + 2\alpha^2\beta^2\mu_3 + \alpha^4 y\mu_2

@@ -129,8 +129,8 @@ def multihead_output(ell, d, heads, beta, tie="none", d_head=None, d_value=None,
     N(0, 1) matrices, A4 §1; X itself for ``output_keys``): appendix A3, "Weight ties".
     Grouped-query attention splits the H heads into ``groups`` groups of H/groups heads.
     The variants and their claims are this companion's reconstruction from paper 2's abstract
-    (A4 §6, [reconstructed]). Closed-form moments: untied and across-head ties
-    m₁ = s = e^{β²} − 1; ``kv`` m₁ = s + β²ℓ/d_h.
+    (A4 §6, [reconstructed]). Closed-form moments: untied, across-head ties and ``output_keys``
+    (taken: Monte Carlo) m₁ = s = e^{β²} − 1; ``kv`` m₁ = s + β²ℓ/d_h.
     """
     (ell, d, heads, beta, tie, d_head, d_value, groups,
      equivalent) = check_arguments(ell, d, heads, beta, tie, d_head, d_value, groups, equivalent)

@@ -7,13 +7,20 @@ chapter 7 and the chapter parameters all read the names, labels and kinds from h
 
 from __future__ import annotations
 
-__all__ = ["TIES", "ACROSS_HEAD_TIES", "TIE_LABELS", "TIE_KINDS"]
+__all__ = ["TIES", "ACROSS_HEAD_TIES", "UNTIED_LAW_TIES", "TIE_LABELS", "TIE_KINDS"]
 
 #: Weight-tie variants of A4 §6, in the order of its table.
 TIES = ("none", "mqa", "gqa", "shared_values", "cross_kv", "kv", "output_keys", "shared_pattern")
 
-#: Ties that share weights across heads only: their law is the law of independent heads.
-ACROSS_HEAD_TIES = ("mqa", "gqa", "shared_values", "cross_kv", "output_keys")
+#: Ties that share weights across heads only (kind "across heads"): for the Gaussian-equivalent
+#: model their law is the law of independent heads, derived in chapter A1 (except ``cross_kv``
+#: with H = 1, which is the kv tie).
+ACROSS_HEAD_TIES = ("mqa", "gqa", "shared_values", "cross_kv")
+
+#: Ties for which :class:`attnspec.MultiHeadLaw` returns the law of independent heads: the
+#: across-head ties and ``output_keys`` (a within-head tie). For ``output_keys`` it is argued
+#: in the limit for H = 1 (A1, step 2; chapter 7) and supported by Monte Carlo only for H ≥ 2.
+UNTIED_LAW_TIES = ACROSS_HEAD_TIES + ("output_keys",)
 
 #: Human-readable name of every tie of :data:`TIES`.
 TIE_LABELS = {
