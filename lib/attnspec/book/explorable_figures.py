@@ -64,8 +64,8 @@ def single_head_law(betas, cs, *, ell=400, seed=0, points=120, bins=40, name="ex
     r"""ν∞(β, c) against MP(1, s) (same mean s) and one draw of √ℓA^⊥ at ℓ tokens, d_qk = ℓ/c.
 
     Sliders β and c; readouts: the right edge z₊² of ν∞, the MP edge 4s, m₁ = s and
-    m₂ = 2s² + cβ⁴ (A4 §3), the mean of the draw over s, where β stands against the scale
-    √(log ℓ/2) past which the mean of softmax attention cannot reach s (A4 §5, chapter 5),
+    m₂ = 2s² + cβ⁴ (A4 §3), the mean of the draw over s, where β stands against chapter 5's
+    order of growth √(log ℓ/2) of the mean's shortfall (A4 §5),
     and the ``attnspec law`` command that prints the law's numbers.
     """
     ell, seed = check_int("ell", ell, min=2), check_int("seed", seed, min=0)
@@ -109,13 +109,13 @@ def single_head_law(betas, cs, *, ell=400, seed=0, points=120, bins=40, name="ex
 
 
 def _finite_ell_remark(beta, scale):
-    """Where β stands against √(log ℓ/2) (``scale``), the scale of chapter 5 past which the
-    mean of softmax attention cannot reach s (the law of large numbers it needs fails)."""
+    """Where β stands against √(log ℓ/2) (``scale``): chapter 5's order of growth (as ℓ → ∞)
+    of the mean's shortfall, not a finite-ℓ threshold; the exact bound is √(log ℓ)."""
     if beta < scale:
         return (f"β below √(log ℓ/2) = {scale:.3g}: finite-ℓ effects grow as β nears it "
                 "(chapter 5)")
     return (f"β past √(log ℓ/2) = {scale:.3g}: at this ℓ the mean of softmax attention "
-            "cannot reach s, and ν∞ does not describe the histogram (chapter 5)")
+            "falls well short of s, and ν∞ does not describe the histogram (chapter 5)")
 
 
 def outliers_and_scales(ells, betas, *, draws=2, seed=0, bins=50, name="exp-05-outliers"):
