@@ -134,7 +134,7 @@ test: book
 rerun: export ATTNSPEC_CHAPTER = $(value CHAPTER)
 rerun: export ATTNSPEC_PARAMS = $(value PARAMS)
 rerun: setup
-	@test -n "$$ATTNSPEC_CHAPTER" || { echo 'usage: make rerun CHAPTER=03 PARAMS="beta=1.5 ell=500"'; $(BIN)/attnspec chapters; exit 2; }
+	@test -n "$$ATTNSPEC_CHAPTER" || { echo 'usage: make rerun CHAPTER=03 PARAMS="betas=[1.5] ell=500"'; $(BIN)/attnspec chapters; exit 2; }
 	@$(BIN)/attnspec rerun "$$ATTNSPEC_CHAPTER" --params "$$ATTNSPEC_PARAMS"
 
 baseline: setup
