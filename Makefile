@@ -5,7 +5,7 @@
 #                (both run JOBS chapters or tests at a time: one per core; JOBS=1 serial)
 #   make test-fast  the library tests without the book, browser, PDF, notebooks and the tests
 #                marked slow (oracles, Monte Carlo): the loop while editing lib/
-#   make rerun CHAPTER=03 PARAMS="beta=1.5 ell=500"    rerun one chapter with other parameters
+#   make rerun CHAPTER=03 PARAMS="betas=[1.5] ell=500"    rerun one chapter with other parameters
 # Run `make help` for the rest.
 
 SHELL := /bin/bash
@@ -134,7 +134,7 @@ test: book
 rerun: export ATTNSPEC_CHAPTER = $(value CHAPTER)
 rerun: export ATTNSPEC_PARAMS = $(value PARAMS)
 rerun: setup
-	@test -n "$$ATTNSPEC_CHAPTER" || { echo 'usage: make rerun CHAPTER=03 PARAMS="beta=1.5 ell=500"'; $(BIN)/attnspec chapters; exit 2; }
+	@test -n "$$ATTNSPEC_CHAPTER" || { echo 'usage: make rerun CHAPTER=03 PARAMS="betas=[1.5] ell=500"'; $(BIN)/attnspec chapters; exit 2; }
 	@$(BIN)/attnspec rerun "$$ATTNSPEC_CHAPTER" --params "$$ATTNSPEC_PARAMS"
 
 baseline: setup

@@ -49,8 +49,10 @@ def test_relaxation_study_refuses_bad_input():
         relaxation_study("causal", [16], drop_top=4)
     with pytest.raises(ValueError, match="ells"):
         relaxation_study("causal", [4])
-    with pytest.raises(TypeError, match="unknown options"):
+    with pytest.raises(attnspec.ParameterTypeError, match=r"unknown option\(s\) width=3"):
         relaxation_study("causal", [16], width=3)
+    with pytest.raises(ValueError, match="bogus=1"):   # also a ValueError, as A3 promises
+        relaxation_study("causal", [32], bogus=1)
 
 
 def test_resolved_ks_ignores_rounding_noise_of_tiny_singular_values():

@@ -227,3 +227,18 @@ def test_ks_distance_refuses_complex_sample():
         attnspec.ks_distance(np.array([1 + 1j, 2.0]), np.array([1.0, 2.0]))
     with pytest.raises(TypeError, match="other must be an array of real numbers"):
         attnspec.ks_distance(np.array([1.0, 2.0]), ["a", "b"])
+
+
+@pytest.mark.parametrize("call", [
+    lambda: ks_distance(np.array(["a"]), MarchenkoPastur(1.0, 1.0)),
+    lambda: ks_distance(np.array([1 + 1j, 2.0]), MarchenkoPastur(1.0, 1.0)),
+    lambda: attnspec.wasserstein1(np.array(["a"]), MarchenkoPastur(1.0, 1.0)),
+    lambda: moments_with_se([np.array(["a", "b"])]),
+    lambda: moments_with_se("spectra"),
+])
+def test_samples_of_the_wrong_type_raise_the_library_error(call):
+    """A non-real sample is a ParameterTypeError: both a TypeError and a ValueError, so
+    ``except ValueError`` catches it as A3 says, and the message names the parameter."""
+    with pytest.raises(attnspec.ParameterTypeError, match=r"(sample|spectra) must") as info:
+        call()
+    assert isinstance(info.value, ValueError) and isinstance(info.value, TypeError)

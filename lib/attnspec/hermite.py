@@ -162,7 +162,7 @@ def truncated_noise_variance(beta, Q):
     Parameters
     ----------
     beta : float
-        Inverse temperature β > 0 (finite).
+        Inverse temperature 0 < β ≤ :data:`BETA_MAX` (26, so that e^{β²} is a finite float64).
     Q : int
         Highest Hermite degree kept, Q ≥ 1 (Q = 1 keeps only the linear term: α_1² = 0).
 
@@ -193,7 +193,7 @@ def hermite_coefficients(beta, kmax):
     Parameters
     ----------
     beta : float
-        Inverse temperature β > 0 (finite).
+        Inverse temperature 0 < β ≤ :data:`BETA_MAX` (26, so that e^{β²} is a finite float64).
     kmax : int
         Highest degree, kmax ≥ 0.
 

@@ -6,7 +6,7 @@ import numpy as np
 import scipy.linalg
 import scipy.stats
 
-from ._validation import ParameterError, check_int, check_matrix
+from ._validation import ParameterError, ParameterTypeError, check_int, check_matrix
 
 __all__ = ["squared_singular_values", "moments_with_se", "ks_distance", "wasserstein1",
            "inverse_participation_ratio", "column_ipr"]
@@ -77,16 +77,16 @@ def squared_singular_values(M, drop_top=0):
 def _as_spectra(spectra):
     """A list of 1-D float64 arrays from a 2-D array (draws × values) or a list of 1-D arrays."""
     if isinstance(spectra, (str, bytes)) or spectra is None:
-        raise TypeError(f"spectra must be a list of 1-D arrays of real numbers or a 2-D array; "
-                        f"got spectra={spectra!r}")
+        raise ParameterTypeError(f"spectra must be a list of 1-D arrays of real numbers or a "
+                                 f"2-D array; got spectra={spectra!r}")
     if isinstance(spectra, np.ndarray) and spectra.ndim in (1, 2):
         rows = list(np.atleast_2d(spectra))
     else:
         rows = [np.asarray(row) for row in spectra]
     for row in rows:
         if row.dtype.kind not in "biuf":
-            raise TypeError("spectra must hold real numbers; got a draw with dtype "
-                            f"{row.dtype}")
+            raise ParameterTypeError("spectra must hold real numbers (dtype bool, int or "
+                                     f"float); got a draw with dtype {row.dtype}")
     rows = [row.astype(np.float64) for row in rows]
     if not rows or any(row.ndim != 1 or row.size == 0 for row in rows):
         raise ValueError("spectra must be a non-empty list of non-empty 1-D arrays (one per "
@@ -138,8 +138,8 @@ def _check_sample(name, sample):
     """A sorted float64 copy of a non-empty real sample, or an error naming it."""
     values = np.asarray(sample)
     if values.dtype.kind not in "biuf":
-        raise TypeError(f"{name} must be an array of real numbers; got {name} with dtype "
-                        f"{values.dtype}")
+        raise ParameterTypeError(f"{name} must be an array of real numbers (dtype bool, int or "
+                                 f"float); got {name} with dtype {values.dtype}")
     values = values.astype(np.float64).ravel()
     if values.size == 0 or not np.isfinite(values).all():
         raise ValueError(f"{name} must be a non-empty array of finite numbers; got {name} with "

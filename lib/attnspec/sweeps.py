@@ -446,8 +446,8 @@ def sweep(fn, grid, executor=None, *, seed=0, cache_dir=None, progress=True):
     text, the point, the seed and the spawn index, and written atomically as the point
     finishes; an invalid file is reported, deleted and recomputed, never returned. ``fn``
     returns numbers, strings, ``None``, numpy arrays of numbers, or lists, tuples and
-    str-keyed dicts of them (stored exactly). What starts a new cache, and why not
-    ``joblib.Memory``: appendix A3, "Parameter sweeps".
+    str-keyed dicts of them (stored exactly). What starts a new cache: appendix A3, "Parameter
+    sweeps"; why not ``joblib.Memory``: appendix A2, "Sweeps and runtime".
 
     Examples
     --------

@@ -81,7 +81,7 @@ def build_parser():
     rerun.add_argument("chapter", help="the chapter's number as the book shows it (3 or 03), "
                                        "its file name, or a fragment of its name (threshold)")
     rerun.add_argument("params", nargs="*", metavar="NAME=VALUE",
-                       help="parameter overrides, e.g. beta=1.5 ell=500 betas=[0.5,1]")
+                       help="parameter overrides, e.g. for chapter 3: ell=500 betas=[0.5,1]")
     rerun.add_argument("--params", metavar="TEXT", action=_SplitParams, default=[],
                        dest="params_text",
                        help="parameter overrides as one text, split at spaces outside brackets "
@@ -110,7 +110,7 @@ def main(argv=None):
     if args.command == "rerun":
         args.params += args.params_text
     if args.command == "rerun" and all("=" in item for item in extra):
-        args.params += extra   # `rerun 03 --quick beta=1.5`: pairs after an option
+        args.params += extra   # `rerun 03 --quick betas=[1.5]`: pairs after an option
     elif extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:

@@ -231,8 +231,10 @@ def relaxation_study(relaxation, ells, *, beta=1.0, draws=1, seed=0, drop_top=3,
     drop_top = check_int("drop_top", drop_top, min=0, max=min(ells) // 4 - 1)
     unknown = set(options) - {"c", "gamma", "shared", "d_h", "tokens"}
     if unknown:
-        raise TypeError(f"unknown options {sorted(unknown)}; allowed: c, gamma, shared, d_h, "
-                        "tokens")
+        raise ParameterTypeError(
+            f"relaxation_study got unknown option(s) "
+            f"{', '.join(f'{k}={options[k]!r}' for k in sorted(unknown))}; allowed options: c, "
+            "gamma, shared, d_h, tokens")
     if relaxation == "given_tokens":
         options["tokens"] = _check_tokens(options.get("tokens"), max(ells))
     s = total_variance(beta)
