@@ -24,7 +24,8 @@ from .._validation import (ParameterError, check_beta, check_float, check_int, c
 from ..sampling.softmax import gaussian_factors, scores
 
 __all__ = ["row_sum_fluctuation", "RowSumFluctuation", "log_row_sum_mean", "RowSumTerms",
-           "measure_row_sum_fluctuation", "row_factors", "mean_shortfall"]
+           "measure_row_sum_fluctuation", "row_factors", "mean_shortfall",
+           "mean_ratio_one_weight"]
 
 #: β range of the simulation: beyond it the row sums no longer obey the central limit theorem
 #: at any ℓ a computer can hold (A4 §5: their central-limit scale √(log ℓ/2) is 3.2 at ℓ = 10⁹).
@@ -262,3 +263,29 @@ def mean_shortfall(beta, ell, d_qk):
     d_qk = check_int("d_qk", d_qk, min=1)
     s = math.expm1(beta * beta)
     return (s + 1) * (s * (2 * s + 1) / ell - beta ** 4 / d_qk)
+
+
+def mean_ratio_one_weight(beta, ell):
+    r"""E m₁/s of √ℓ A^⊥ when one weight may rival its row sum (heuristic; chapter 5).
+
+    m₁ + 1 = (1/ℓ) Σᵢ Xᵢ with Xᵢ = ℓ Σⱼ Aᵢⱼ², rows i.i.d. given the keys, so m₁ averages over
+    about ℓ² scores, not over one row. Holding the rest of row i at its mean (ℓ − 1)e^{β²/2},
+
+    .. math:: \mathbb{E}\,m_1 + 1 \approx \ell^2\,\mathbb{E}\Bigl[\frac{e^{2\beta g}}
+              {\bigl(e^{\beta g} + (\ell - 1)e^{\beta^2/2}\bigr)^2}\Bigr],
+              \qquad g \sim N(0, 1),
+
+    by the trapezoid rule in log space. The mean falls short of s once the scores that carry
+    E e^{2βg} (near g = 2β) make one weight comparable to the row sum: as ℓ → ∞, for β of
+    order √(2 log ℓ/3) (this book's heuristic, not the papers'; chapter 5 compares it with the
+    measured m₁/s). It ignores the fluctuation of the rest of the row, so it needs
+    0.1 ≤ β ≤ √(2 log ℓ), where row sums concentrate; outside, a ParameterError.
+    """
+    ell = check_int("ell", ell, min=3)
+    beta = check_float("beta", beta, min=0.1, max=math.sqrt(2.0 * math.log(ell)))
+    grid = np.linspace(-15.0, 2.0 * beta + 15.0, 40001)
+    log_rest = math.log(ell - 1) + 0.5 * beta * beta
+    log_term = (2.0 * beta * grid - 2.0 * np.logaddexp(beta * grid, log_rest)
+                - 0.5 * grid * grid - 0.5 * math.log(2.0 * math.pi))
+    expectation = np.trapezoid(np.exp(log_term), grid)
+    return (ell * ell * expectation - 1.0) / math.expm1(beta * beta)
