@@ -73,3 +73,10 @@ def test_linear_model_m2_is_the_finite_size_mean(beta, ell, d_qk):
     assert abs(expected - limit) > 4 * se
     assert coupling.linear_model_m2(beta, 10**9, 10**9) == pytest.approx(
         attnspec.AttentionLaw(beta, 1.0).moment(2), rel=1e-6)
+
+
+def test_linear_model_m2_refuses_beyond_the_float_range():
+    """At β = 26 α⁴ ≈ e^{2β²} overflows: a ParameterError naming beta, not inf."""
+    with pytest.raises(attnspec.ParameterError, match="beta"):
+        coupling.linear_model_m2(26.0, 10, 10)
+    assert math.isfinite(coupling.linear_model_m2(18.0, 10, 10))

@@ -172,3 +172,8 @@ def test_first_outliers_below_walks_down_the_run_to_the_onset():
         outlier_onset.first_outliers_below(betas[::-1], counts, 1.1)
     with pytest.raises(ValueError, match="shapes"):
         outlier_onset.first_outliers_below(betas, counts[:3], 1.1)
+
+
+def test_first_outliers_below_refuses_non_numeric_input():
+    with pytest.raises(attnspec.ParameterTypeError, match="betas"):
+        outlier_onset.first_outliers_below(["a", "b"], [[0, 1], [1, 1]], 1.0)

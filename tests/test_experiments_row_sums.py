@@ -231,3 +231,8 @@ def test_mean_ratio_one_weight_limits_and_domain():
     for beta, ell in [(3.8, 1000), (0.05, 1000)]:
         with pytest.raises(ParameterError, match="beta"):
             row_sums.mean_ratio_one_weight(beta, ell)
+    with pytest.raises(ParameterError, match="ell"):   # it turned negative at ℓ = 3
+        row_sums.mean_ratio_one_weight(1.0, 50)
+    for ell in (100, 1000):   # the ends of the β range give a ratio in [0, 1]
+        for beta in (0.1, math.sqrt(2 * math.log(ell))):
+            assert 0 <= row_sums.mean_ratio_one_weight(beta, ell) <= 1

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_beta, check_int, check_memory, check_rng
+from .._validation import ParameterError, check_beta, check_int, check_memory, check_rng
 from ..hermite import noise_variance, total_variance
 from ..sampling.equivalents import linear_model_with_noise
 from ..sampling.softmax import centered, softmax_attention
@@ -119,5 +119,8 @@ def linear_model_m2(beta, ell, d_qk):
     ell = check_int("ell", ell, min=1)
     d_qk = check_int("d_qk", d_qk, min=1)
     a2, b2 = noise_variance(beta), beta * beta
+    if a2 > 1e150:   # α⁴ (≈ e^{2β²}) would leave the float range
+        raise ParameterError(f"beta={beta!r}: the linear model's m₂ ≈ e^(2 beta^2) exceeds the "
+                             "float64 range; allowed: beta <= 18")
     scores = (ell + 1) * (d_qk + ell + 1) / (ell * d_qk) + 1 + 2 / (ell * d_qk)
     return (2 + 1 / ell) * (a2 * a2 + 2 * a2 * b2) + b2 * b2 * scores

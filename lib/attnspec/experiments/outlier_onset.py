@@ -321,8 +321,12 @@ def first_outliers_below(betas, counts, onset):
         how many draws have an outlier there; ``(None, 0)`` when the grid point just below
         the onset has no outlier in any draw (or there is no onset, or no grid point below).
     """
-    betas = np.asarray(betas, dtype=np.float64)
-    counts = np.asarray(counts)
+    try:
+        betas = np.asarray(betas, dtype=np.float64)
+        counts = np.asarray(counts, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ParameterTypeError("betas and counts must be numeric arrays; got "
+                                 f"betas={betas!r}, counts={counts!r}") from None
     if betas.ndim != 1 or counts.ndim != 2 or counts.shape[0] != betas.size \
             or not np.all(np.diff(betas) > 0):
         raise ValueError("betas must be increasing and 1-d, counts of shape (len(betas), "
