@@ -36,7 +36,7 @@ def test_scale_values_and_labels():
     scales = attnspec.experiments.thresholds.threshold_scales(1000)
     root = math.sqrt(math.log(1000))
     expected = {"largest_entry": (2 - math.sqrt(3)) * root, "row_sum_clt": root / math.sqrt(2),
-                "m1_lln": root / math.sqrt(2), "mean_bound": root,
+                "mean_shortfall": root * math.sqrt(2 / 3), "mean_bound": root,
                 "row_sum_lln": math.sqrt(2) * root}
     assert list(scales) == list(expected)
     for name, value in expected.items():
@@ -45,8 +45,8 @@ def test_scale_values_and_labels():
         assert scales[name].label in thresholds.SCALE_LABELS
         assert scales[name].source and scales[name].meaning and scales[name].tex
     assert scales["row_sum_lln"].value == pytest.approx(3.7169, abs=1e-4)
-    assert scales["m1_lln"].value == pytest.approx(1.8585, abs=1e-4)
-    assert [s.label for s in scales.values()] == ["heuristic", "literature", "derived",
+    assert scales["mean_shortfall"].value == pytest.approx(2.1460, abs=1e-4)
+    assert [s.label for s in scales.values()] == ["heuristic", "literature", "heuristic",
                                                   "derived", "literature"]
     factors = [s.factor for s in scales.values()]
     assert factors == sorted(factors)
@@ -92,9 +92,10 @@ def test_mean_bound_is_exact():
 # --- the scales against simulated row sums (i.i.d. Gaussian scores, as in the literature) ---
 
 
-@pytest.mark.parametrize("power, name", [(1, "row_sum_lln"), (2, "m1_lln")])
+@pytest.mark.parametrize("power, name", [(1, "row_sum_lln"), (2, "row_sum_clt")])
 def test_law_of_large_numbers_scales(power, name):
-    """Median of Σⱼ e^{kβgⱼ}/(ℓ e^{k²β²/2}): → 1 below the scale, → 0 above it (k = 1, 2)."""
+    """Median of Σⱼ e^{kβgⱼ}/(ℓ e^{k²β²/2}): → 1 below the scale, → 0 above it (k = 1, 2;
+    for k = 2 the scale is √(log ℓ/2), where one row's Σⱼ e^{2βgⱼ} stops concentrating)."""
     medians = {}
     for ell, rows in ((100, 3000), (10_000, 300)):
         g = _gaussian_rows(ell, rows, seed=ell + power)
@@ -129,20 +130,21 @@ def test_central_limit_scale():
     assert NORMAL_IQR - large > Z * se_large
 
 
-def test_m1_over_s_falls_at_the_third_scale():
-    """Softmax of Gaussian rows: (m₁+1)/(s+1) → 1 below √(log ℓ/2) and → 0 above it."""
+def test_m1_over_s_falls_at_the_mean_shortfall_scale():
+    """Softmax of Gaussian rows: (m₁+1)/(s+1), a mean over rows, → 1 below √(2 log ℓ/3) and
+    → 0 above it (1.15 times it is still below the exact bound √(log ℓ))."""
     results = {}
     for ell, rows in ((100, 3000), (10_000, 300)):
         g = _gaussian_rows(ell, rows, seed=11 * ell)
-        for lam in (0.5, 1.4):
-            beta = lam * attnspec.experiments.thresholds.threshold_scales(ell)["m1_lln"].value
+        for lam in (0.5, 1.15):
+            beta = lam * attnspec.experiments.thresholds.threshold_scales(ell)["mean_shortfall"].value
             E = np.exp(beta * (g - g.max(axis=1, keepdims=True)))
             A = E / E.sum(axis=1, keepdims=True)
             per_row = ell * np.sum(A * A, axis=1) / math.exp(beta * beta)   # mean: (m₁+1)/(s+1)
             results[ell, lam] = (per_row.mean(), per_row.std(ddof=1) / math.sqrt(rows))
     value, se = results[10_000, 0.5]
     assert abs(value - 1) < Z * se + 0.05          # 0.05: the O(ℓ^{-1/4}) truncation bias
-    (small, se_small), (large, se_large) = results[100, 1.4], results[10_000, 1.4]
+    (small, se_small), (large, se_large) = results[100, 1.15], results[10_000, 1.15]
     assert small - large > Z * math.hypot(se_small, se_large)
     assert large < 0.5 * results[10_000, 0.5][0]
 
@@ -162,13 +164,14 @@ def test_phase_diagram_draws_every_scale_and_window():
     left = fig.axes[0]
     labels = [line.get_label() for line in left.get_lines()]
     scales = attnspec.experiments.thresholds.threshold_scales(1000)
-    for name in ("largest_entry", "m1_lln", "mean_bound", "row_sum_lln"):
+    for name in ("largest_entry", "row_sum_clt", "mean_shortfall", "mean_bound", "row_sum_lln"):
         assert any(scales[name].tex in label and scales[name].label in label for label in labels)
     # a scale curve passes through its value at ℓ = 1000
-    line = next(ln for ln in left.get_lines() if scales["m1_lln"].tex in ln.get_label())
+    line = next(ln for ln in left.get_lines()
+                if scales["mean_shortfall"].tex in ln.get_label())
     x, y = line.get_data()
-    assert np.interp(np.log(1000), np.log(x), y) == pytest.approx(scales["m1_lln"].value,
-                                                                 rel=1e-3)
+    assert np.interp(np.log(1000), np.log(x), y) == pytest.approx(
+        scales["mean_shortfall"].value, rel=1e-3)
     bars = [ln for ln in left.get_lines() if ln.get_linewidth() == 5]
     assert [tuple(b.get_ydata()) for b in bars] == [(1.2, 2.0), (1.1, 2.1)]
     plt.close(fig)

@@ -102,14 +102,14 @@ def test_the_chapter_3_figure_against_the_closed_forms():
 
 
 def test_the_chapter_3_figure_says_where_the_limit_describes_its_size():
-    """At ℓ = 60, √(log ℓ/2) = 1.43: β = 0.5 is below it, β = 1.5 past it, and the readout
+    """At ℓ = 60, √(2 log ℓ/3) = 1.65: β = 0.5 is below it, β = 2 past it, and the readout
     says which; the draw's mean over s is the mean of the drawn spectrum (the same draw)."""
     from attnspec.experiments.thresholds import threshold_scales
 
-    scale = threshold_scales(60)["m1_lln"].value
-    assert 0.5 < scale < 1.5
-    explorable = figures.single_head_law((0.5, 1.5), (1.0,), ell=60, seed=3, points=10)
-    for i, beta in enumerate((0.5, 1.5)):
+    scale = threshold_scales(60)["mean_shortfall"].value
+    assert 0.5 < scale < 2.0
+    explorable = figures.single_head_law((0.5, 2.0), (1.0,), ell=60, seed=3, points=10)
+    for i, beta in enumerate((0.5, 2.0)):
         readouts = dict(explorable.frames[f"{i},0"].readouts)
         remark = readouts["ν∞ at ℓ = 60"]
         assert remark.startswith("β past" if beta > scale else "β below")

@@ -65,12 +65,12 @@ def single_head_law(betas, cs, *, ell=400, seed=0, points=120, bins=40, name="ex
 
     Sliders β and c; readouts: the right edge z₊² of ν∞, the MP edge 4s, m₁ = s and
     m₂ = 2s² + cβ⁴ (A4 §3), the mean of the draw over s, where β stands against chapter 5's
-    order of growth √(log ℓ/2) of the mean's shortfall (A4 §5),
+    scale √(2 log ℓ/3) of the mean's shortfall (a heuristic order of growth, A4 §5),
     and the ``attnspec law`` command that prints the law's numbers.
     """
     ell, seed = check_int("ell", ell, min=2), check_int("seed", seed, min=0)
     points, bins = check_int("points", points, min=2), check_int("bins", bins, min=1)
-    scale = threshold_scales(ell)["m1_lln"].value            # √(log ℓ/2)
+    scale = threshold_scales(ell)["mean_shortfall"].value    # √(2 log ℓ/3)
 
     def frame(beta, c):
         law = AttentionLaw(beta, c)
@@ -109,12 +109,12 @@ def single_head_law(betas, cs, *, ell=400, seed=0, points=120, bins=40, name="ex
 
 
 def _finite_ell_remark(beta, scale):
-    """Where β stands against √(log ℓ/2) (``scale``): chapter 5's order of growth (as ℓ → ∞)
-    of the mean's shortfall, not a finite-ℓ threshold; the exact bound is √(log ℓ)."""
+    """Where β stands against √(2 log ℓ/3) (``scale``): chapter 5's heuristic order of growth
+    (as ℓ → ∞) of the mean's shortfall, not a finite-ℓ threshold; the exact bound is √(log ℓ)."""
     if beta < scale:
-        return (f"β below √(log ℓ/2) = {scale:.3g}: finite-ℓ effects grow as β nears it "
-                "(chapter 5)")
-    return (f"β past √(log ℓ/2) = {scale:.3g}: at this ℓ the mean of softmax attention "
+        return (f"β below √(2 log ℓ/3) = {scale:.3g}: the mean of softmax attention falls "
+                "short of s more and more as β nears it (chapter 5)")
+    return (f"β past √(2 log ℓ/3) = {scale:.3g}: at this ℓ the mean of softmax attention "
             "falls well short of s, and ν∞ does not describe the histogram (chapter 5)")
 
 

@@ -34,10 +34,13 @@ _SCALES = {
         math.sqrt(0.5), "literature", r"\sqrt{\log\ell/2}",
         "the row sums have Gaussian fluctuations below it, α-stable ones above "
         "(index √(2 log ℓ)/β)", _BBM),
-    "m1_lln": (
-        math.sqrt(0.5), "derived", r"\sqrt{\log\ell/2}",
-        "Σⱼ e^{2βSᵢⱼ}, hence m₁ = Σᵢⱼ Aᵢⱼ² − 1, obeys the law of large numbers below it",
-        "this companion: the LLN scale of the literature applied to the exponent 2β"),
+    "mean_shortfall": (
+        math.sqrt(2.0 / 3.0), "heuristic", r"\sqrt{2\log\ell/3}",
+        "the mean m₁ of the squared singular values of √ℓA^⊥ falls short of s = e^{β²} − 1 "
+        "past it: one weight rivals its row sum",
+        "this companion: m₁ + 1 pools about ℓ² scores over rows independent given the keys; "
+        "E e^{2βg} is carried by g ≈ 2β, where a weight saturates once 2β² > log ℓ + β²/2 "
+        "(the one-weight heuristic, row_sums.mean_ratio_one_weight)"),
     "mean_bound": (
         1.0, "derived", r"\sqrt{\log\ell}",
         "above it the limit mean s = e^{β²} − 1 exceeds the exact bound m₁ ≤ ℓ − 1",
@@ -82,7 +85,7 @@ class Scale:
 class ThresholdScales(Mapping):
     """The scales of :func:`threshold_scales`, by name (a read-only mapping of :class:`Scale`).
 
-    Also readable as attributes: ``scales.m1_lln.value``.
+    Also readable as attributes: ``scales.mean_shortfall.value``.
     """
 
     def __init__(self, ell, scales):
@@ -117,14 +120,16 @@ def threshold_scales(ell):
     For ℓ Gaussian scores g₁, …, g_ℓ, the sum Σₖ e^{γgₖ} obeys the law of large numbers iff
     γ < √(2 log ℓ) and the central limit theorem iff γ < √(log ℓ / 2) (between the two its
     fluctuations are α-stable with α = √(2 log ℓ)/γ) [literature]. Applied to softmax
-    attention with L = log ℓ:
+    attention with L = log ℓ (the mean m₁ averages over ℓ rows independent given the keys,
+    so its scale is not the law of large numbers of one row's Σⱼ e^{2βSᵢⱼ}, which fails
+    at √(L/2), but where the scores that carry E e^{2βg} make one weight rival its row sum):
 
     ==================  ===================  ==========  =================================
     name                β =                  label       what changes
     ==================  ===================  ==========  =================================
     ``largest_entry``   (2 − √3)√L ≈ 0.27√L  heuristic   largest entry of √ℓA^⊥ stops → 0
     ``row_sum_clt``     √(L/2)               literature  row sums: Gaussian → stable
-    ``m1_lln``          √(L/2)               derived     Σⱼe^{2βSᵢⱼ}, so m₁, stops → s
+    ``mean_shortfall``  √(2L/3) ≈ 0.82√L     heuristic   the mean m₁ stops → s
     ``mean_bound``      √L                   derived     s = e^{β²} − 1 > ℓ − 1 ≥ m₁ (exact)
     ``row_sum_lln``     √(2L)                literature  row sums stop concentrating
     ==================  ===================  ==========  =================================

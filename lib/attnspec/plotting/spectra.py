@@ -254,7 +254,7 @@ def curve_color(k, n):
 SCALE_STYLES = {
     "largest_entry": dict(color="red", ls="--", lw=2),
     "row_sum_clt": dict(color="white", ls="-.", lw=2),
-    "m1_lln": dict(color="cyan", ls="-", lw=2.5),
+    "mean_shortfall": dict(color="cyan", ls="-", lw=2.5),
     "mean_bound": dict(color="0.75", ls=":", lw=2.5),
     "row_sum_lln": dict(color="lime", ls="--", lw=2),
 }
@@ -272,7 +272,7 @@ def threshold_scale_lines(ax, ells, *, names=None, margin=1.3, points=200):
     ells : array_like
         The sizes of the diagram; the curves span [min/margin, max·margin].
     names : sequence of str, optional
-        Scales to draw (default: all but ``row_sum_clt``, which coincides with ``m1_lln``).
+        Scales to draw (default: all of them).
     margin : float
         Extension factor of the ℓ range.
     points : int
@@ -291,7 +291,7 @@ def threshold_scale_lines(ax, ells, *, names=None, margin=1.3, points=200):
     grid = np.geomspace(ells.min() / margin, ells.max() * margin, points)
     scales = threshold_scales(grid)
     if names is None:
-        names = [name for name in scales if name != "row_sum_clt"]
+        names = list(scales)
     outline = [patheffects.withStroke(linewidth=4, foreground="black")]
     lines = []
     for name in names:
