@@ -236,3 +236,21 @@ def test_mean_ratio_one_weight_limits_and_domain():
     for ell in (100, 1000):   # the ends of the β range give a ratio in [0, 1]
         for beta in (0.1, math.sqrt(2 * math.log(ell))):
             assert 0 <= row_sums.mean_ratio_one_weight(beta, ell) <= 1
+
+
+def test_top_vector_moves_match_the_chain_and_first_order():
+    """The measured moves are σ_k(√ℓA^⊥) − σ_k(Y) of the chain of the same draw; the IPR lies
+    in [1/ℓ, 1]; at small β (row factors within a few % of 1) the first-order move
+    σ_k Σᵢ(Dᵢᵢ − 1)u_{k,i}² agrees with the measured one to a small fraction of the factors'
+    spread times σ_k."""
+    ell, beta, top = 80, 0.5, 3
+    got = row_sums.top_vector_moves(ell, ell, beta, rng=4, top=top)
+    chain = attnspec.stepwise_chain(ell, ell, beta, rng=4, degree=2)
+    sig = {k: np.linalg.svd(chain[k], compute_uv=False)[:top] for k in ("softmax", "Y")}
+    np.testing.assert_allclose(got["moved"], sig["softmax"] - sig["Y"], atol=1e-9)
+    assert np.all((got["ipr"] >= 1 / ell - 1e-12) & (got["ipr"] <= 1 + 1e-12))
+    D = row_sums.row_factors(ell, ell, beta, rng=4)
+    spread = np.std(D) * sig["Y"]
+    assert np.all(np.abs(got["predicted"] - got["moved"]) < 0.3 * spread)
+    with pytest.raises(ParameterError, match="top"):
+        row_sums.top_vector_moves(ell, ell, beta, top=0)

@@ -18,13 +18,15 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.linalg
 
 from .._validation import (ParameterError, check_beta, check_float, check_int, check_memory,
                            check_rng)
-from ..sampling.softmax import gaussian_factors, scores
+from ..sampling.softmax import gaussian_factors, project_rows, scores
+from ..spectra import column_ipr
 
 __all__ = ["row_sum_fluctuation", "RowSumFluctuation", "log_row_sum_mean", "RowSumTerms",
-           "measure_row_sum_fluctuation", "row_factors", "mean_shortfall",
+           "measure_row_sum_fluctuation", "row_factors", "top_vector_moves", "mean_shortfall",
            "mean_ratio_one_weight"]
 
 #: β range of the simulation: beyond it the row sums no longer obey the central limit theorem
@@ -241,6 +243,44 @@ def row_factors(ell, d_qk, beta, rng=None):
     Q, K = gaussian_factors(ell, d_qk, rng)
     sums = np.exp(beta * scores(Q, K)).sum(axis=1)
     return ell * math.exp(beta ** 2 / 2) / sums
+
+
+def top_vector_moves(ell, d_qk, beta, rng=None, *, top=3):
+    r"""Y's top left singular vectors, how localised they are, and how their singular values
+    move under √ℓ A^⊥ = D Y (chapter 4, A4 §4–5).
+
+    Q, K are drawn first, as in :func:`attnspec.stepwise_chain` and :func:`row_factors`, so
+    the same ``rng`` state describes that chain's draw. For the top ``top`` left singular
+    vectors u_k of Y (singular values σ_k) it returns their inverse participation ratio
+    Σᵢ u_{k,i}⁴ (≈ 3/ℓ delocalised, 1 on one row), the first-order move
+    σ_k Σᵢ (Dᵢᵢ − 1) u_{k,i}² (a heuristic of chapter 4) and the measured move
+    σ_k(DY) − σ_k(Y), rank by rank.
+
+    Returns
+    -------
+    dict
+        ``"ipr"``, ``"predicted"``, ``"moved"``: arrays of length ``top``, largest σ first.
+    """
+    ell = check_int("ell", ell, min=2)
+    d_qk = check_int("d_qk", d_qk, min=1)
+    beta = check_beta(beta)
+    top = check_int("top", top, min=1, max=ell)
+    check_memory("ell", ell, 3 * ell * ell * 8)   # e^{βS}, Y and a Gram matrix
+    check_memory("d_qk", d_qk, 2 * ell * d_qk * 8)
+    rng = check_rng(rng)
+    Q, K = gaussian_factors(ell, d_qk, rng)
+    E = np.exp(beta * scores(Q, K) - beta ** 2 / 2)
+    D = ell / E.sum(axis=1)                        # ℓe^{β²/2}/rᵢ
+    Y = project_rows(E) / math.sqrt(ell)
+    del E
+    window = [ell - top, ell - 1]
+    values, U = scipy.linalg.eigh(Y @ Y.T, subset_by_index=window)
+    sigma, U = np.sqrt(np.maximum(values[::-1], 0.0)), U[:, ::-1]
+    Y *= D[:, None]                                # √ℓ A^⊥
+    moved = np.sqrt(np.maximum(scipy.linalg.eigh(
+        Y @ Y.T, eigvals_only=True, subset_by_index=window)[::-1], 0.0)) - sigma
+    predicted = sigma * ((D - 1)[:, None] * U ** 2).sum(axis=0)
+    return {"ipr": column_ipr(U), "predicted": predicted, "moved": moved}
 
 
 def mean_shortfall(beta, ell, d_qk):
