@@ -55,6 +55,10 @@ def test_cited_tests_exist():
     ("$1$ to $10^{-12}$, also at $x^{-3/4}$ edges (`test_edges_mass_and_scipy_semantics`)",
      "assert law.expect(np.ones_like) == pytest.approx(1.0, rel=0, abs=1e-12)"),
     ("`KS_TOL`, three times the sampling noise `KS_NOISE`", "KS_TOL = 3 * KS_NOISE"),
+    ("`KS_NOISE` was measured at $\\ell = 1000$, $d = 2000$",
+     "H = 1..8, ℓ = 1000, d = 2000, β = 1):"),
+    ("two independent draws must differ by 0.4 to 3 times $\\sqrt2\\,$`KS_NOISE`",
+     "assert 0.4 * math.sqrt(2) * KS_NOISE <= ks <= 3 * math.sqrt(2) * KS_NOISE"),
 ])
 def test_quoted_test_settings(a1_text, test_text):
     assert a1_text in A1

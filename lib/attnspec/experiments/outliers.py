@@ -156,7 +156,7 @@ def outlier_study(ell, beta, rng=None, *, c=1.0):
 
     Notes
     -----
-    Cost: one eigendecomposition with vectors of an ℓ×ℓ matrix (about 2–3 s at ℓ = 1000).
+    Cost: one eigendecomposition with vectors of an ℓ×ℓ matrix.
     """
     ell = check_int("ell", ell, min=2)
     c = check_float("c", c, min=0, min_open=True)

@@ -58,8 +58,9 @@ def stepwise_spectra(ell, d_qk, beta, rng=None, *, degree=3, drop_top=3, surroga
     Notes
     -----
     Only eigenvalues of Gram matrices are computed (``eigh`` without vectors), seven per draw;
-    the ℓ×ℓ matrices are freed one by one. At ℓ = 1000 a draw takes about 1 s per matrix on one
-    core.
+    the ℓ×ℓ matrices are freed one by one. A draw costs those seven eigenvalue computations of
+    ℓ×ℓ symmetric matrices plus the products that form them (``make bench`` times one such
+    computation on your machine).
     """
     drop_top = check_int("drop_top", drop_top, min=0)
     rng = check_rng(rng)
