@@ -97,7 +97,8 @@ def largest_entries(ell, betas, rng=None, *, c=1.0):
 
 def entry_onset(betas, max_entry2, edges):
     r"""Where the largest squared entry crosses the edge z₊²: first upward and last downward
-    (A4 §5: a sufficient condition for outliers, not a prediction of the first one).
+    (A4 §5: for one draw a sufficient condition for an outlier; for a mean over draws, only
+    where outliers become common, not a prediction of the first one).
 
     Parameters
     ----------
@@ -299,7 +300,7 @@ def onset_summary(runs):
 
 
 def first_outliers_below(betas, counts, onset):
-    r"""How far below an onset a sweep already finds outliers (A4 §5: the onset is sufficient).
+    r"""How far below an onset a sweep already finds outliers (A4 §5: outliers start earlier).
 
     Walks down the grid from the largest β below ``onset`` while some draw has an outlier:
     the run of grid points with outliers that reaches up to the onset. An isolated count

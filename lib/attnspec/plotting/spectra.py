@@ -54,7 +54,7 @@ def sorted_spectrum(ax, values, *, label=None, color=None, ls="-", lw=1.5):
     values = np.sort(np.ravel(values))[::-1]
     ax.plot(np.arange(1, values.size + 1), values, color=color, ls=ls, lw=lw, label=label)
     ax.set_xlabel("rank $k$")
-    ax.set_ylabel("$s_k^2$")
+    ax.set_ylabel(r"$\sigma_k^2$")
     return ax
 
 
@@ -135,7 +135,7 @@ def histogram_over_sorted(spectra, labels, *, law=None, reference=None, columns=
         sort_ax.set_xlabel("rank $k$")
         if col == 0:
             hist_ax.set_ylabel("density")
-            sort_ax.set_ylabel("$s_k^2$")
+            sort_ax.set_ylabel(r"$\sigma_k^2$")
     for index in range(len(names), rows * columns):
         row, col = divmod(index, columns)
         axes[2 * row, col].set_visible(False)
@@ -315,8 +315,8 @@ def phase_diagram(ells, betas, ks, m1_ratio, *, onsets=None, figsize=(COLUMN_WID
     onsets : dict, optional
         ``{ell: (onset, end)}``: the finite-ℓ window in which the largest squared entry of
         √ℓA^⊥, averaged over draws, is above the edge z₊²
-        (:func:`attnspec.experiments.outlier_onset.entry_onset`; a sufficient condition for
-        outliers, which start earlier), drawn as a vertical bar at each ℓ (left of the cells'
+        (:func:`attnspec.experiments.outlier_onset.entry_onset`; per draw, a sufficient
+        condition for an outlier; the outliers start earlier), drawn as a vertical bar at each ℓ (left of the cells'
         numbers).
     figsize : tuple
         The two maps are stacked (KS above, m₁/s below), each as wide as the column.
