@@ -311,9 +311,11 @@ def mean_ratio_one_weight(beta, ell):
     m₁ + 1 = (1/ℓ) Σᵢ Xᵢ with Xᵢ = ℓ Σⱼ Aᵢⱼ², rows i.i.d. given the keys, so m₁ averages over
     about ℓ² scores, not over one row. Holding the rest of row i at its mean (ℓ − 1)e^{β²/2},
 
-    .. math:: \mathbb{E}\,m_1 + 1 \approx \ell^2\,\mathbb{E}\Bigl[\frac{e^{2\beta g}}
-              {\bigl(e^{\beta g} + (\ell - 1)e^{\beta^2/2}\bigr)^2}\Bigr],
-              \qquad g \sim N(0, 1),
+    .. math:: \begin{gathered}
+              \mathbb{E}\,m_1 + 1 \approx \ell^2\,\mathbb{E}\Bigl[\frac{e^{2\beta g}}
+              {\bigl(e^{\beta g} + \bar r\bigr)^2}\Bigr],\\
+              \bar r = (\ell - 1)e^{\beta^2/2}, \qquad g \sim N(0, 1),
+              \end{gathered}
 
     by the trapezoid rule in log space. The mean falls short of s once the scores that carry
     E e^{2βg} (near g = 2β) make one weight comparable to the row sum: as ℓ → ∞, for β of
