@@ -2,8 +2,10 @@
 
 Three levels, cheapest first:
 
-- the removal rules on small MyST texts and notebooks (prose solutions in both fence styles;
-  nested or gated solutions, which the book does not use, are refused);
+- the removal rules on small MyST texts and notebooks (prose solutions in both fence styles,
+  gated solutions with every cell between their markers, cells tagged ``solution``; nested
+  solutions and unmatched markers are refused), the check that finds a solution left in any
+  cell, and the reuse of the main build's outputs only for chapters not edited since;
 - the real chapters: every page of the book strips cleanly and keeps all its exercises;
 - (``book``) a real student build of a two-page book that uses the book's own ``_config.yml`` and
   ``_vendor``: after a main build, the student build reuses the executed outputs, and no solution
@@ -91,14 +93,149 @@ def test_notebook_loses_its_solutions_and_keeps_its_code():
     assert student.count_solutions(nb) == 2 and student.count_solutions(out) == 0
 
 
-@pytest.mark.parametrize("text", [
-    "````{admonition} Box\n```{solution} ex-a\nSECRET\n```\n````\n",
-    "```{solution-start} ex-a\n```\nSECRET\n```{solution-end}\n```\n",
-], ids=["nested", "gated"])
-def test_solutions_it_cannot_remove_are_refused(text):
-    """A nested or gated solution (a form the book does not use) is an error, not a leak."""
+def test_nested_solution_is_refused():
+    """A solution nested in another block cannot be removed alone: an error, not a leak."""
+    text = "````{admonition} Box\n```{solution} ex-a\nSECRET\n```\n````\n"
     with pytest.raises(student.StudentBuildError, match="a solution is left at line"):
         student.strip_text(text, "page.md")
+
+
+GATE_START = "```{solution-start} ex-a\n:class: dropdown\n```\n"
+GATE_END = "```{solution-end}\n```\n"
+
+
+@pytest.mark.parametrize("fence", ["```", ":::"])
+def test_gated_solution_in_a_text_is_removed_with_its_body(fence):
+    """Both markers go, with everything between them (prose and code cells)."""
+    text = (EXERCISE + "\nBefore.\n\n" + GATE_START.replace("```", fence)
+            + "\nSECRET-GATED prose.\n\n```{code-cell} ipython3\nprint('SECRET-CODE')\n```\n\n"
+            + GATE_END.replace("```", fence) + "\nAfter.\n")
+    new, removed = student.strip_text(text, "page.md")
+    assert removed == 1 and "SECRET" not in new and "{solution" not in new
+    assert "{exercise}" in new and "Before." in new and "After." in new
+
+
+@pytest.mark.parametrize("options", [":tags: [solution]\n",
+                                     "---\ntags: [hide-input, solution]\n---\n"],
+                         ids=["option", "yaml"])
+def test_code_cell_tagged_solution_in_a_text_is_removed(options):
+    text = ("```{code-cell} ipython3\nprint('kept')\n```\n\n"
+            "```{code-cell} ipython3\n" + options + "print('SECRET')\n```\n")
+    new, removed = student.strip_text(text, "page.md")
+    assert removed == 1 and "SECRET" not in new and "print('kept')" in new
+    assert student.leftover_solutions(text, "page.md") and not student.leftover_solutions(new, "p")
+
+
+def gated_notebook():
+    """A gated solution over five cells (two of them code), and two cells tagged solution."""
+    return notebook(
+        md(EXERCISE + "\nText before the gate.\n\n" + GATE_START),
+        code("print('SECRET-CODE-1')"),
+        md("SECRET-GATED prose between the markers.\n"),
+        code("print('SECRET-CODE-2')", tags=["hide-input"]),
+        md("More SECRET.\n\n" + GATE_END + "\nText after the gate.\n"),
+        code("print('SECRET-TAGGED')", tags=["solution"]),
+        md("Kept prose.\n"),
+        code("print('kept')"),
+    )
+
+
+def test_gated_solution_in_a_notebook_takes_every_cell_between_its_markers():
+    nb = gated_notebook()
+    tagged_md = md("SECRET-TAGGED-MD\n")
+    tagged_md.metadata["tags"] = ["solution"]
+    nb.cells.insert(6, tagged_md)
+    out = student.strip_notebook(nb, "t.ipynb")
+    sources = "\n".join(c.source for c in out.cells)
+    assert "SECRET" not in sources and "{solution" not in sources
+    assert "Text before the gate." in sources and "Text after the gate." in sources
+    assert "Kept prose." in sources and "print('kept')" in sources
+    assert [c.cell_type for c in out.cells] == ["markdown", "markdown", "markdown", "code"]
+    assert student.count_solutions(nb) == 3 and student.count_solutions(out) == 0
+    assert student.leftover_solutions(out, "t.ipynb") == []
+
+
+def test_leftover_solutions_finds_every_form_in_any_cell():
+    """The final check reads code cells too: each form of solution is reported."""
+    nb = gated_notebook()
+    nb.cells.append(code("```{solution} ex-a\nSECRET\n```"))   # a directive in a code cell
+    nb.cells.append(md(PROSE_SOLUTION))
+    found = "\n".join(student.leftover_solutions(nb, "t.ipynb"))
+    assert "t.ipynb cell 0 (markdown) still has a solution directive" in found   # the gate
+    assert "cell 4 (markdown) still has a solution directive" in found           # its end
+    assert "cell 5 (code) is tagged 'solution'" in found
+    assert "cell 8 (code) still has a solution directive" in found
+    assert "cell 9 (markdown) still has a solution directive" in found
+
+
+@pytest.mark.parametrize("text,message", [
+    (GATE_START + "\nSECRET\n", "has no {solution-end}"),
+    ("Text.\n\n" + GATE_END, "{solution-end} without a {solution-start}"),
+    (GATE_START + GATE_START + GATE_END, "inside another gated solution"),
+], ids=["unclosed", "end-only", "nested-gate"])
+def test_unmatched_gate_markers_are_refused(text, message):
+    with pytest.raises(student.StudentBuildError, match=message.replace("{", r"\{")):
+        student.strip_text(text, "page.md")
+    with pytest.raises(student.StudentBuildError, match=message.replace("{", r"\{")):
+        student.strip_notebook(notebook(md(text), code("x = 1")), "t.ipynb")
+
+
+def _served(tmp_path, nb, page='<div class="cell">kept</div>'):
+    html = tmp_path / "html"
+    (html / "_sources" / "chapters").mkdir(parents=True)
+    nbformat.write(nb, html / "_sources" / "chapters" / "t1.ipynb")
+    (html / "chapters").mkdir()
+    (html / "chapters" / "t1.html").write_text(page)
+    return html
+
+
+def test_verify_fails_loudly_on_a_solution_left_in_a_download_or_a_page(tmp_path):
+    clean = student.strip_notebook(gated_notebook())
+    student.verify(_served(tmp_path / "clean", clean))          # nothing to report
+    with pytest.raises(student.StudentBuildError, match=r"cell 5 \(code\) is tagged"):
+        student.verify(_served(tmp_path / "tagged", gated_notebook()))
+    page = '<div class="cell tag_solution docutils container">SECRET</div>'
+    with pytest.raises(student.StudentBuildError, match="chapters/t1.html shows a solution"):
+        student.verify(_served(tmp_path / "page", clean, page))
+
+
+def _main_build(root, nb):
+    """A book at ``root`` whose main build is current and holds ``nb`` executed."""
+    build_book = load_tool("build_book")
+    (root / "chapters").mkdir(parents=True)
+    (root / "requirements.txt").write_text("numpy\n")
+    nbformat.write(nb, root / "chapters" / "t1.ipynb")
+    executed = nbformat.from_dict(nb)
+    executed.cells[1].outputs = [nbformat.v4.new_output("stream", text="OUTPUT-OF-MAIN\n")]
+    (root / "_build" / "jupyter_execute" / "chapters").mkdir(parents=True)
+    nbformat.write(executed, root / "_build" / "jupyter_execute" / "chapters" / "t1.ipynb")
+    (root / build_book.CACHE_STAMP).write_text(build_book.inputs_hash(root))
+
+
+@pytest.mark.parametrize("edit", [None, "markdown", "code"])
+def test_outputs_are_reused_only_for_a_chapter_not_edited_since_the_main_build(
+        tmp_path, capsys, edit):
+    """An edited chapter (prose or code) is taken from its source and executed again."""
+    root, src = tmp_path / "book", tmp_path / "student-src"
+    _main_build(root, small_notebook())
+    if edit:
+        nb = nbformat.read(root / "chapters" / "t1.ipynb", as_version=4)
+        cell = nb.cells[0] if edit == "markdown" else nb.cells[1]
+        cell.source += "\n# EDITED"
+        nbformat.write(nb, root / "chapters" / "t1.ipynb")
+    student.copy_sources(root, src)
+    report, reused = student.strip_sources(root, src)
+    written = nbformat.read(src / "chapters" / "t1.ipynb", as_version=4)
+    log = capsys.readouterr().out
+    if edit is None:
+        assert reused == ["chapters/t1.ipynb"] and report == [("chapters/t1.ipynb", 2, True)]
+        assert "OUTPUT-OF-MAIN" in str(written.cells[1].outputs)
+        assert "edited since" not in log
+    else:
+        assert reused == [] and report == [("chapters/t1.ipynb", 2, False)]
+        assert "# EDITED" in "\n".join(c.source for c in written.cells)
+        assert written.cells[1].outputs == []
+        assert "edited since the last `make book`" in log and "chapters/t1.ipynb" in log
 
 
 def test_teacher_pages_are_left_out(tmp_path):

@@ -7,23 +7,32 @@ free of solutions:
    are copied to ``_build/student-src/`` (``_vendor/`` is symlinked, not copied), except the
    teacher-only pages (``TEACHER_ONLY``: the course guide with its grading script), which are
    removed with their ``_toc.yml`` entries.
-2. In the copies every ``solution`` directive is removed with its body, in the Markdown pages and
-   in the notebooks' Markdown cells, so that the HTML pages and the downloadable files agree.
-   This is the one format the book uses for solutions (a test checks it). Directives are found
-   with MyST's own Markdown parser (the configuration that builds the book), never with regular
-   expressions; no text is rewritten, only whole blocks dropped.
+2. In the copies every solution is removed, in the Markdown pages and in the notebooks, so
+   that the HTML pages and the downloadable files agree: a ``{solution}`` directive with its
+   body (the one form the book itself uses; a test checks it); a gated solution, from its
+   ``{solution-start}`` marker to its ``{solution-end}`` marker with everything between them
+   (text, and in a notebook every cell between the two, code cells included); and a cell tagged
+   ``solution`` (a notebook cell of any type, or a ``{code-cell}`` block of a text notebook).
+   Directives are found with MyST's own Markdown parser (the configuration that builds the
+   book), never with regular expressions; no text is rewritten, only whole blocks and cells
+   dropped. A solution nested inside another block, or a marker without its partner, is an
+   error, not a leak.
 3. Chapters are not executed twice: when the main build is current (``make book`` ran after the
-   last change to ``lib/`` or the pins), each chapter notebook is taken from the main build's
-   executed copy (``_build/jupyter_execute/``), stripped the same way, and excluded from
-   execution; anything else (a text notebook such as the landing page, or every chapter when
-   the main build is stale) is executed by the student build.
+   last change to ``lib/`` or the pins) and its executed copy of a chapter notebook
+   (``_build/jupyter_execute/``) has the same cells as the chapter's source (the same
+   :func:`source_digest`), that copy is taken, stripped the same way, and excluded from
+   execution; anything else (a chapter edited since ``make book``, a text notebook such as the
+   landing page, or every chapter when the main build is stale) is executed by the student
+   build.
 4. The copied ``_config.yml`` appends "(student edition)" to the title, sets sphinx-exercise's
    ``hide_solutions`` as a second line of defence, and removes the Binder/Colab buttons, which
    would open the repository's notebooks, solutions included (``--launch-branch BRANCH`` keeps
    them, pointing at a branch where you have committed the student notebooks).
 5. The book is built strictly (warnings are errors, nitpicky, clean environment) into
    ``_build/student/html``; then every page is checked for sphinx-exercise's ``solution`` class
-   and every downloadable source for a leftover solution directive. Any finding fails the build.
+   and for a cell tagged ``solution``, and every downloadable source for a leftover solution
+   (a directive or marker in any cell, Markdown or code, or a cell tagged ``solution``). Any
+   finding fails the build.
 
 Usage::
 
@@ -35,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import hashlib
 import os
 import re
 import shutil
@@ -50,6 +60,10 @@ from build_book import cache_is_current, exit_status  # noqa: E402  (the one def
 ROOT = Path(__file__).resolve().parent.parent
 
 SOLUTION = "{solution}"
+#: the markers of a gated solution (sphinx-exercise): everything between them is the solution
+GATE_START, GATE_END = "{solution-start}", "{solution-end}"
+#: the cell tag that marks a whole cell (code or Markdown) as a solution
+SOLUTION_TAG = "solution"
 #: pages for teachers only (the course guide: lesson plan, grading script, marking scheme)
 TEACHER_ONLY = ("chapters/course_guide",)
 #: top-level entries of the repository that are not part of the book's sources
@@ -63,6 +77,8 @@ SHARED_BUILD_FOLDERS = ("sweep-cache",)
 _OPENS_SOLUTION = re.compile(r"^\s*(`{3,}|~{3,}|:{3,})\s*\{solution(-start|-end)?\}", re.M)
 #: an HTML element rendered by sphinx-exercise for a solution
 _SOLUTION_CLASS = re.compile(r'class="([^"]*\s)?solution(\s[^"]*)?"')
+#: an HTML element rendered by myst-nb for a cell tagged ``solution``
+_SOLUTION_TAG_CLASS = re.compile(r'class="([^"]*\s)?tag_solution(\s[^"]*)?"')
 
 
 class StudentBuildError(RuntimeError):
@@ -85,24 +101,56 @@ def _md_parser():
     return create_md_parser(MdParserConfig(enable_extensions=extensions), RendererHTML)
 
 
+def _blocks(text):
+    """Top-level directive blocks of a MyST text: ``[(name, first, end, body), ...]``."""
+    blocks = []
+    for token in _md_parser().parse(text):
+        if token.type in ("fence", "colon_fence") and token.map is not None:
+            info = token.info.strip()
+            if info.startswith("{"):
+                blocks.append((info.split(maxsplit=1)[0], token.map[0], token.map[1],
+                               token.content))
+    return blocks
+
+
 def directive_blocks(text):
     """Top-level directive blocks of a MyST text: ``[(name, first_line, end_line), ...]``.
 
     ``name`` is the directive in braces (``"{solution}"``); lines are 0-based, ``end_line``
     exclusive, as in markdown-it's ``Token.map``.
     """
-    blocks = []
-    for token in _md_parser().parse(text):
-        if token.type in ("fence", "colon_fence") and token.map is not None:
-            info = token.info.strip()
-            if info.startswith("{"):
-                blocks.append((info.split(maxsplit=1)[0], token.map[0], token.map[1]))
-    return blocks
+    return [(name, first, end) for name, first, end, _ in _blocks(text)]
+
+
+def _option_tags(body):
+    """The tags of a ``{code-cell}`` block from its options (``:tags: [...]`` lines, or a
+    ``---`` YAML block at its top)."""
+    lines = body.splitlines()
+    options = {}
+    if lines and lines[0].strip() == "---" and "---" in [x.strip() for x in lines[1:]]:
+        close = 1 + [x.strip() for x in lines[1:]].index("---")
+        options = yaml.safe_load("\n".join(lines[1:close])) or {}
+    else:
+        for line in lines:
+            match = re.match(r"\s*:(\w[\w-]*):\s*(.*)$", line)
+            if not match:
+                break
+            options[match.group(1)] = yaml.safe_load(match.group(2) or "null")
+    tags = options.get("tags") if isinstance(options, dict) else None
+    return [str(t) for t in tags] if isinstance(tags, list) else []
+
+
+def _is_solution_code_cell(name, body):
+    return name == "{code-cell}" and SOLUTION_TAG in _option_tags(body)
+
+
+def _cell_tags(cell):
+    return list(cell.get("metadata", {}).get("tags", []) or [])
 
 
 def check_clean_text(text, where):
-    """Fail if a line still opens a solution directive (nested in another block, or a form
-    of solution the book does not use, such as a gated ``solution-start``)."""
+    """Fail if a line still opens a solution directive or marker (nested in another block,
+    where the stripping cannot reach it)."""
     code = [range(t.map[0], t.map[1]) for t in _md_parser().parse(text)
             if t.type in ("fence", "code_block") and t.map is not None
             and not t.info.strip().startswith("{")]          # plain code blocks show syntax
@@ -111,43 +159,130 @@ def check_clean_text(text, where):
         if any(line - 1 in lines for lines in code):
             continue
         raise StudentBuildError(f"{where}: a solution is left at line {line} (nested inside "
-                                "another block, or not a plain {solution} directive); use a "
-                                "top-level {solution} directive")
+                                "another block, where it cannot be removed); put the "
+                                "solution at the top level of its page or cell")
 
 
-def strip_text(text, where="text"):
-    """Remove every top-level ``solution`` directive; return ``(new_text, removed)``."""
+def _strip_markdown(text, where, inside):
+    """Drop the solutions of one MyST text; ``inside``: a gated solution is open on entry.
+
+    Returns ``(new_text, removed, inside)``, ``inside`` being whether a gated solution is
+    still open at the end (a notebook continues it into the next cells).
+    """
     lines = text.splitlines(keepends=True)
     keep = [True] * len(lines)
     removed = 0
-    for name, first, end in directive_blocks(text):
-        if name == SOLUTION:
+    gate = 0 if inside else None        # first line of the open gated solution
+    for name, first, end, body in _blocks(text):
+        if gate is not None:
+            if name == GATE_START:
+                raise StudentBuildError(f"{where}: line {first + 1}: {GATE_START} inside "
+                                        "another gated solution; close the first one with "
+                                        f"{GATE_END}")
+            if name == GATE_END:
+                keep[gate:end] = [False] * (end - gate)
+                gate = None
+        elif name == SOLUTION or _is_solution_code_cell(name, body):
             keep[first:end] = [False] * (end - first)
             removed += 1
+        elif name == GATE_START:
+            gate = first
+            removed += 1
+        elif name == GATE_END:
+            raise StudentBuildError(f"{where}: line {first + 1}: {GATE_END} without a "
+                                    f"{GATE_START} before it")
+    if gate is not None:
+        keep[gate:] = [False] * (len(lines) - gate)
     new = "".join(line for line, k in zip(lines, keep) if k)
     check_clean_text(new, where)
+    return new, removed, gate is not None
+
+
+def _unclosed(where):
+    return StudentBuildError(f"{where}: a gated solution ({GATE_START}) has no {GATE_END}; "
+                             "nothing after it could be kept safely")
+
+
+def strip_text(text, where="text"):
+    """Remove every solution of a MyST text; return ``(new_text, removed)``.
+
+    Removed: ``{solution}`` directives, gated solutions from ``{solution-start}`` to
+    ``{solution-end}`` (both markers and everything between them) and ``{code-cell}`` blocks
+    tagged ``solution``.
+    """
+    new, removed, inside = _strip_markdown(text, where, inside=False)
+    if inside:
+        raise _unclosed(where)
     return new, removed
 
 
 def strip_notebook(nb, where="notebook"):
-    """A copy of ``nb`` without its solutions; a Markdown cell left empty is dropped."""
+    """A copy of ``nb`` without its solutions; a Markdown cell left empty is dropped.
+
+    Besides the solutions inside Markdown cells (:func:`strip_text`), a cell of any type
+    tagged ``solution`` is dropped, and so is every cell between a gated solution's
+    ``{solution-start}`` and ``{solution-end}`` markers, code cells included.
+    """
     out = nbformat.from_dict(nb)
     cells = []
+    inside = False
     for index, cell in enumerate(out.cells):
+        if SOLUTION_TAG in _cell_tags(cell):
+            continue
         if cell.cell_type == "markdown":
-            cell.source, _ = strip_text(cell.source, f"{where} cell {index}")
+            cell.source, _, inside = _strip_markdown(cell.source, f"{where} cell {index}",
+                                                     inside)
             if not cell.source.strip():
                 continue
+        elif inside:
+            continue
         cells.append(cell)
+    if inside:
+        raise _unclosed(where)
     out.cells = cells
     return out
 
 
 def count_solutions(nb_or_text):
-    """How many solution directives a notebook or a text holds."""
-    texts = [c.source for c in nb_or_text.cells if c.cell_type == "markdown"] \
-        if hasattr(nb_or_text, "cells") else [nb_or_text]
-    return sum(name == SOLUTION for text in texts for name, _, _ in directive_blocks(text))
+    """How many solutions a notebook or a text holds: ``{solution}`` directives, gated
+    solutions (counted by their start marker) and cells tagged ``solution``."""
+    if hasattr(nb_or_text, "cells"):
+        tagged = sum(SOLUTION_TAG in _cell_tags(c) for c in nb_or_text.cells)
+        texts = [c.source for c in nb_or_text.cells
+                 if c.cell_type == "markdown" and SOLUTION_TAG not in _cell_tags(c)]
+    else:
+        tagged, texts = 0, [nb_or_text]
+    return tagged + sum(name in (SOLUTION, GATE_START) or _is_solution_code_cell(name, body)
+                        for text in texts for name, _, _, body in _blocks(text))
+
+
+def source_digest(nb):
+    """SHA-256 of a notebook's cells (type and source, in order): what the page shows and
+    runs. The main build's executed copy of a chapter is reused only when its digest equals
+    the chapter's (the chapter was not edited since ``make book``)."""
+    digest = hashlib.sha256()
+    for cell in nb.cells:
+        digest.update(f"{cell.cell_type}\0{len(cell.source)}\0{cell.source}\0".encode())
+    return digest.hexdigest()
+
+
+def leftover_solutions(nb_or_text, where):
+    """The solutions a stripped notebook or text still shows: a directive or gated marker in
+    any cell (Markdown or code), a cell or ``{code-cell}`` block tagged ``solution``."""
+    if hasattr(nb_or_text, "cells"):
+        cells = [(f"{where} cell {i}", c) for i, c in enumerate(nb_or_text.cells)]
+    else:
+        cells = [(where, nbformat.v4.new_markdown_cell(nb_or_text))]
+    problems = []
+    for place, cell in cells:
+        if SOLUTION_TAG in _cell_tags(cell):
+            problems.append(f"{place} ({cell.cell_type}) is tagged {SOLUTION_TAG!r}")
+        if _OPENS_SOLUTION.search(cell.source):
+            problems.append(f"{place} ({cell.cell_type}) still has a solution directive")
+        if cell.cell_type == "markdown" and any(_is_solution_code_cell(name, body)
+                                                for name, _, _, body in _blocks(cell.source)):
+            problems.append(f"{place} has a code cell tagged {SOLUTION_TAG!r}")
+    return problems
 
 
 def copy_sources(root, src):
@@ -208,6 +343,7 @@ def strip_sources(root, src):
         print("the main book is not built from today's lib/ and pins (run `make book` first "
               "to avoid executing the chapters again): chapters will be executed")
     report, reused = [], []
+    changed = []
     for path in sorted(src.rglob("*")):
         if (path.is_symlink() or not path.is_file()
                 or {"_vendor", "_build"} & set(path.relative_to(src).parts)):
@@ -215,7 +351,13 @@ def strip_sources(root, src):
         where = path.relative_to(src).as_posix()
         if path.suffix == ".ipynb":
             run = executed / where
-            source = run if current and run.is_file() else path
+            source = path
+            if current and run.is_file():
+                if source_digest(nbformat.read(run, as_version=4)) == \
+                        source_digest(nbformat.read(path, as_version=4)):
+                    source = run
+                else:
+                    changed.append(where)
             nb = nbformat.read(source, as_version=4)
             nbformat.write(strip_notebook(nb, where), path)
             if source == run:
@@ -227,6 +369,9 @@ def strip_sources(root, src):
             if new != text:
                 path.write_text(new)
             report.append((where, removed, None))
+    if changed:
+        print("edited since the last `make book` (executed again here; run `make book` to "
+              "update the main build): " + ", ".join(changed))
     return report, reused
 
 
@@ -263,19 +408,18 @@ def run_sphinx(src, html):
 
 def verify(html):
     """Fail if a built page shows a solution or a download serves one."""
-    problems = [f"{page.relative_to(html)} shows a solution"
-                for page in sorted(html.rglob("*.html"))
-                if _SOLUTION_CLASS.search(page.read_text(errors="replace"))]
+    problems = []
+    for page in sorted(html.rglob("*.html")):
+        text = page.read_text(errors="replace")
+        if _SOLUTION_CLASS.search(text) or _SOLUTION_TAG_CLASS.search(text):
+            problems.append(f"{page.relative_to(html)} shows a solution")
     for served in sorted((html / "_sources").rglob("*")):
         if served.suffix not in (".ipynb", ".md") or not served.is_file():
             continue
+        where = f"_sources/{served.relative_to(html / '_sources').as_posix()}"
         text = served.read_text()
-        if served.suffix == ".ipynb":
-            nb = nbformat.reads(text, as_version=4)
-            text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
-        if _OPENS_SOLUTION.search(text):
-            problems.append(f"_sources/{served.relative_to(html / '_sources')} still has a "
-                            "solution directive")
+        content = nbformat.reads(text, as_version=4) if served.suffix == ".ipynb" else text
+        problems += leftover_solutions(content, where)
     for page in TEACHER_ONLY:
         if list(html.glob(page + ".*")):
             problems.append(f"{page} (teachers only) is in the student edition")
