@@ -111,3 +111,34 @@ def test_public_notes_are_short():
         too_long += [f"{where}: {notes_length(obj.__doc__ or '')} lines"
                      for where, obj in objects.items() if notes_length(obj.__doc__ or "") > 15]
     assert too_long == []
+
+
+def test_public_attribute_comments_render_as_written():
+    """A3 renders the ``#:`` comments of module constants with napoleon, which reads a first
+    line holding a colon followed by text as "type: description" and prints the two halves
+    in the wrong order (A3 once showed BETA_MAX that way). Every public constant's comment,
+    parsed by napoleon as the book configures it, yields no ``:type:`` field."""
+    from sphinx.ext.napoleon import Config
+    from sphinx.ext.napoleon.docstring import NumpyDocstring
+    from sphinx.pycode import ModuleAnalyzer
+
+    config = Config(napoleon_numpy_docstring=True, napoleon_google_docstring=False)
+    checked, scrambled = 0, []
+    for info in pkgutil.walk_packages(attnspec.__path__, "attnspec."):
+        if info.name.endswith("__main__"):
+            continue
+        for (scope, name), lines in ModuleAnalyzer.for_module(info.name).find_attr_docs().items():
+            if name.startswith("_") or scope.startswith("_"):
+                continue
+            checked += 1
+            if ":type:" in str(NumpyDocstring(list(lines), config, what="data", name=name)):
+                scrambled.append(f"{info.name}.{name}")
+    assert checked > 20 and scrambled == []
+
+
+def test_napoleon_would_catch_a_colon_in_a_comment():
+    from sphinx.ext.napoleon import Config
+    from sphinx.ext.napoleon.docstring import NumpyDocstring
+    config = Config(napoleon_numpy_docstring=True, napoleon_google_docstring=False)
+    assert ":type:" in str(NumpyDocstring(["Domain: 0 < b."], config, what="data", name="X"))
+    assert ":type:" not in str(NumpyDocstring(["Domain 0 < b."], config, what="data", name="X"))

@@ -125,7 +125,7 @@ def test_bad_beta_raises(function, beta):
 @pytest.mark.parametrize("call, message", [
     (lambda: noise_variance([1.0, -2.0]),
      "beta must contain only finite numbers > 0 and <= 26; got beta=-2.0"),
-    (lambda: truncated_noise_variance(1.0, 0), "Q must be an integer >= 1; got Q=0"),
+    (lambda: truncated_noise_variance(1.0, 0), "degree must be an integer >= 1; got degree=0"),
     (lambda: hermite_coefficients(1.0, -1), "kmax must be an integer >= 0; got kmax=-1"),
     (lambda: hermite_he(-1, 0.0), "k must be an integer >= 0; got k=-1"),
     (lambda: hermite_he(2.5, 0.0), "k must be an integer; got k=2.5"),

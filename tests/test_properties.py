@@ -108,7 +108,7 @@ def test_hermite_constants(beta):
 @SETTINGS
 @given(beta=anything, order=sizes)
 def test_truncated_noise_variance(beta, order):
-    check_contract(lambda: attnspec.truncated_noise_variance(beta, order), ["beta", "Q"])
+    check_contract(lambda: attnspec.truncated_noise_variance(beta, order), ["beta", "degree"])
 
 
 matrices = st.one_of(

@@ -65,7 +65,7 @@ _EXPORTS = {
     "TriangularProfileLaw": "laws.variance_profile",
     # sweeps: seeded parameter sweeps over executors
     "sweep": "sweeps",
-    # the library's exceptions (all are ValueErrors)
+    # the exceptions exported here (all five are ValueErrors)
     "ParameterError": "_validation",
     "ParameterTypeError": "_validation",
     "UnresolvedLawError": "laws.multihead",

@@ -20,11 +20,12 @@ __all__ = ["ParameterError", "ParameterTypeError", "range_text", "check_int", "c
            "check_choice", "check_rng", "check_matrix", "as_float_array", "scalar_or_array",
            "check_beta", "check_bool", "check_memory", "check_size", "given", "BETA_MAX"]
 
-#: The documented domain of the inverse temperature for everything that involves e^{β²}: the
-#: laws, the Gaussian-equivalent samplers, the multi-head samplers and the moment formulas:
-#: 0 < β ≤ BETA_MAX, so that s = e^{β²} − 1 is a finite float64 (e^{26²} ≈ 1e293 < 1.8e308).
-#: They refuse β outside it with a ValueError naming ``beta`` (``check_beta``). The
-#: single-head softmax samplers accept any finite β > 0: their rows saturate, never overflow.
+#: Upper end of the documented domain 0 < β ≤ BETA_MAX of the inverse temperature, so that
+#: s = e^{β²} − 1 is a finite float64 (e^{26²} ≈ 1e293 < 1.8e308). It holds for everything
+#: that involves e^{β²}, that is the laws, the Gaussian-equivalent samplers, the multi-head
+#: samplers and the moment formulas, which refuse β outside it with a ValueError naming
+#: ``beta`` (``check_beta``). The single-head softmax samplers accept any finite β > 0 (their
+#: rows saturate, never overflow).
 BETA_MAX = 26.0
 
 

@@ -1,4 +1,4 @@
-"""Hermite expansion of the exponential: s(β), α(β), α_Q(β) of the Gaussian equivalence.
+"""Hermite expansion of the exponential: s(β), α(β), α_n(β) of the Gaussian equivalence.
 
 The centred exponential e^{βg − β²/2} of a standard Gaussian g has variance
 s = e^{β²} − 1 (:func:`total_variance`), of which β² is linear and α² = s − β² is the rest
@@ -156,21 +156,22 @@ def alpha(beta):
     return float(value) if np.ndim(value) == 0 else value
 
 
-def truncated_noise_variance(beta, Q):
-    r"""Noise variance α_Q² of the degree-Q truncation (A4 §2 and the table of §4).
+def truncated_noise_variance(beta, degree):
+    r"""Noise variance α_n² of the truncation at Hermite degree n (A4 §2 and the table of §4).
 
     Parameters
     ----------
     beta : float
         Inverse temperature 0 < β ≤ :data:`BETA_MAX` (26, so that e^{β²} is a finite float64).
-    Q : int
-        Highest Hermite degree kept, Q ≥ 1 (Q = 1 keeps only the linear term: α_1² = 0).
+    degree : int
+        The truncation degree n of A4 §4 and chapter 4, the highest Hermite degree kept, n ≥ 1
+        (n = 1 keeps only the linear term: α_1² = 0). Named ``Q`` in version 0.1.0.
 
     Returns
     -------
     float
-        :math:`\alpha_Q^2 = \sum_{k=2}^{Q} \beta^{2k}/k!`, which increases to
-        :func:`noise_variance` as Q → ∞.
+        :math:`\alpha_n^2 = \sum_{k=2}^{n} \beta^{2k}/k!`, which increases to
+        :func:`noise_variance` as n → ∞.
 
     Examples
     --------
@@ -178,10 +179,10 @@ def truncated_noise_variance(beta, Q):
     0.6666666666666666
     """
     beta = check_beta(beta)
-    Q = check_int("Q", Q, min=1)
+    degree = check_int("degree", degree, min=1)
     x = beta * beta
     total, term = 0.0, x  # term = x^k / k! at k = 1
-    for k in range(2, Q + 1):
+    for k in range(2, degree + 1):
         term *= x / k
         total += term
     return total

@@ -311,8 +311,9 @@ def inverse_participation_ratio(M, k=5):
     numpy.ndarray
         Length-k float64 array, largest singular value first, of
         :math:`\mathrm{IPR}(u) = \sum_i u_i^4` for unit vectors u. A delocalised vector has
-        IPR ≈ 3/m; a vector on a single coordinate has IPR 1. Outliers of √ℓ A^⊥ are far more
-        localised than the bulk (chapter 5 measures how much).
+        IPR ≈ 3/m; a vector on a single coordinate has IPR 1. For √ℓ A^⊥, chapter 5 measures
+        the larger outliers well above the bulk's IPR, while those just above the edge are
+        spread over several sites (A4 §5) [measured].
 
     Notes
     -----

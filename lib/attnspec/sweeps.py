@@ -444,7 +444,9 @@ def sweep(fn, grid, executor=None, *, seed=0, cache_dir=None, progress=True):
 
     *Cache.* A point's file is named by a SHA-256 hash of ``fn``'s qualified name and source
     text, the point, the seed and the spawn index, and written atomically as the point
-    finishes; an invalid file is reported, deleted and recomputed, never returned. ``fn``
+    finishes; an invalid file (damaged, or hand-edited so that its checksum no longer
+    matches) is reported, deleted and recomputed. The checksum is stored in the same file,
+    so it catches damage and careless edits, not an edit that rewrites it too. ``fn``
     returns numbers, strings, ``None``, numpy arrays of numbers, or lists, tuples and
     str-keyed dicts of them (stored exactly). What starts a new cache: appendix A3, "Parameter
     sweeps"; why not ``joblib.Memory``: appendix A2, "Sweeps and runtime".

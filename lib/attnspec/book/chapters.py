@@ -26,7 +26,7 @@ from attnspec.sampling.ties import TIES
 __all__ = ["CHAPTERS", "SEED", "check_parameters", "check_values", "parse_assignments",
            "split_assignments", "describe"]
 
-#: The spec of a ``kind = "seed"`` parameter in ``chapters.toml``: an integer in [0, 2³² − 1].
+#: The spec of a ``kind = "seed"`` parameter in ``chapters.toml``, an integer in [0, 2³² − 1].
 SEED = Int(0, 2**32 - 1, help="seed of numpy.random.default_rng; same seed, same figures")
 
 #: The named sets of strings a choice parameter of ``chapters.toml`` may take its options from.

@@ -12,7 +12,7 @@ from attnspec.book.parameters import DECIMAL
 
 __all__ = ["add_parser", "run", "report", "MAX_MOMENTS", "MAX_TABLE"]
 
-#: Largest ``--moments K`` (exact moments cost ~K⁴: K = 20 takes ~0.1 s, K = 100 about 30 s).
+#: Largest ``--moments K`` (exact moments cost ~K⁴; K = 20 takes ~0.1 s, K = 100 about 30 s).
 MAX_MOMENTS = 20
 #: Largest ``--table N`` (N points of pdf and cdf; 10⁴ lines is more than any terminal shows).
 MAX_TABLE = 10_000

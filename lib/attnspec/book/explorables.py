@@ -35,8 +35,8 @@ __all__ = ["Control", "Panel", "Series", "Frame", "Explorable", "page_values", "
 #: (Vega and Vega-Lite, about 0.78 MB, loaded once per page) a page stays under 1.5 MB.
 MAX_DATA_BYTES = 650_000
 
-#: Significant digits of the numbers sent to the page: the plotted values equal the library's
-#: to a relative 5e-9.
+#: Significant digits of the numbers sent to the page, so the plotted values equal the
+#: library's to a relative 5e-9.
 DIGITS = 9
 
 KINDS = ("line", "hist", "point", "rule", "area")

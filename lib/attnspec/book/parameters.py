@@ -27,8 +27,9 @@ from attnspec._validation import (ParameterError, check_bool, check_choice, chec
 __all__ = ["Int", "Float", "Bool", "Choice", "FloatList", "IntList", "ChoiceList", "ChapterSpec",
            "ParameterError", "DECIMAL"]
 
-#: A number as the command line accepts it: ASCII decimal digits, no underscores (``float``,
-#: ``int`` and Python literals also read "٣" or "1_0" as 3 and 10, and "0x10" as 16).
+#: A number as the command line accepts it, in ASCII decimal digits without underscores
+#: (``float``, ``int`` and Python literals also read "٣" or "1_0" as 3 and 10, and "0x10"
+#: as 16).
 DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(nan|inf)", re.I | re.A)
 
 

@@ -23,7 +23,7 @@ from attnspec.book.parameters import ParameterError
 __all__ = ["find_book_root", "resolve_chapter", "rerun_chapter", "output_name", "page_of",
            "RerunInterrupted"]
 
-#: Signals that stop a rerun cleanly (the CLI exits with 128 + the signal's number): a job
+#: Signals that stop a rerun cleanly (the CLI exits with 128 + the signal's number), a job
 #: scheduler's SIGTERM, Ctrl-C's SIGINT and a closed terminal's SIGHUP.
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 

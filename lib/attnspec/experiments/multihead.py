@@ -28,7 +28,7 @@ from .tables import Comparison, MomentRow
 __all__ = ["NOISE_MODELS", "standard_widths", "multihead_spectra", "shared_pattern_moments",
            "compare_head_counts", "compare_ties", "noise_rule_study"]
 
-#: Noise models of the Gaussian equivalent: ``"rule"`` is one noise matrix per distinct score
+#: Noise models of the Gaussian equivalent. ``"rule"`` is one noise matrix per distinct score
 #: matrix (the correct model, what :func:`attnspec.multihead_output` samples); ``"per_head"``
 #: is one noise matrix per head, which differs from the rule only when heads share a pattern.
 NOISE_MODELS = ("rule", "per_head")

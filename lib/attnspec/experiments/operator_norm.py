@@ -2,12 +2,14 @@ r"""Operator norms: the top singular value of A and the norm of the linear model
 
 Two facts about the largest singular values, each with a simulation:
 
-- **Proposition 1** (paper 1: s₁(A) → 1; the sandwich is derived here). Since A1 = 1 and
-  A^⊥(1/ℓ) = 0, AAᵀ = 11ᵀ/ℓ + A^⊥A^⊥ᵀ, hence exactly
+- **The top singular value σ₁(A)**: chapter 1's Proposition 1.1 (paper 1 states that
+  σ₁(A) → 1; the sandwich is this book's derivation). Since A1 = 1 and A^⊥(1/ℓ) = 0,
+  AAᵀ = 11ᵀ/ℓ + A^⊥A^⊥ᵀ, hence exactly
 
-  .. math:: 1 \le s_1(A)^2 \le 1 + \|\sqrt{\ell}A^\perp\|^2/\ell,
+  .. math:: 1 \le \sigma_1(A)^2 \le 1 + \|\sqrt{\ell}A^\perp\|^2/\ell,
 
-  so s₁(A) → 1 as soon as ‖√ℓA^⊥‖ = O(1) (:func:`attention_norms`).
+  so σ₁(A) → 1 whenever ‖√ℓA^⊥‖² = o(ℓ), in particular when ‖√ℓA^⊥‖ = O(1)
+  (:func:`attention_norms`).
 - **The edge of the linear model** (derived). ‖Y_lin‖² → z₊², the right edge of ν_∞(β, c),
   with z₊ = min over ω > β√e_M(c) of ω + α²G_b(ω), i.e. the stationary equation
   1 + α²G_b′(ω*) = 0, where G_b(ω) = ωG_M(ω²/β²)/β² and G_M is the Cauchy transform of the
@@ -198,13 +200,14 @@ def linear_model_norms(ells, beta, c, draws=1, seed=0):
 
 
 def attention_norms(ells, beta, c=1.0, draws=1, seed=0):
-    r"""Top singular value s₁(A) and ‖√ℓA^⊥‖² of softmax attention, for each ℓ in ``ells``.
+    r"""Top singular value σ₁(A) and ‖√ℓA^⊥‖² of softmax attention, for each ℓ in ``ells``.
 
     Returns
     -------
     dict
-        ``"s1"``, ``"centred_norm2"`` and ``"upper"`` = √(1 + ‖√ℓA^⊥‖²/ℓ), arrays of shape
-        (len(ells), draws). Exactly 1 ≤ s₁(A) ≤ upper (Proposition 1's sandwich).
+        ``"s1"`` (σ₁(A)), ``"centred_norm2"`` and ``"upper"`` = √(1 + ‖√ℓA^⊥‖²/ℓ), arrays of
+        shape (len(ells), draws). Exactly 1 ≤ σ₁(A) ≤ upper (the sandwich of chapter 1's
+        Proposition 1.1).
     """
     ells, beta, c, draws, streams = _checked_study(ells, beta, c, draws, seed)
     s1 = np.empty((len(ells), draws))

@@ -56,8 +56,11 @@ def spectrum_distances(ell, beta, rng=None, *, c=1.0, draws=1):
     The spectrum is the ℓ − 1 largest squared singular values of √ℓ A^⊥: A^⊥ 1 = 0, so the
     ℓ-th is 0 for structural reasons and is left out (at ℓ = 125 it alone would add 1/ℓ = 0.008
     to a KS distance). Outliers are kept: they are part of the finite-ℓ discrepancy. Their
-    count uses the limiting edge itself, without a margin: the Gaussian-equivalent linear model
-    at ℓ = 1000 essentially never exceeds it, while softmax attention does at β ≳ 1.
+    count uses the limiting edge itself, without a margin, so it also counts finite-ℓ
+    fluctuations of the top of the bulk: the Gaussian-equivalent linear model, which has no
+    outliers in the limit, can exceed z₊² in some draws by a small amount, expected of relative
+    order ℓ^{-2/3} (the Tracy–Widom scale of a Wishart matrix; assumed for this model, not
+    proved; chapter 5, section "Outliers above the bulk", gives this scale).
     """
     ell = check_int("ell", ell, min=2)
     beta = check_beta(beta)
@@ -105,9 +108,13 @@ def outlier_localisation(M, k=10):
     Notes
     -----
     Computes every eigenvector of M Mᵀ (``eigh``, about three times the cost of the values
-    alone); v = Mᵀu/s for the top k. A rank-one spike of a delocalised kind would have IPR
-    ~ 1/ℓ; the outliers of attention sit on one row and one column, at one of the largest
-    entries (an extreme score), which is why they are not a deterministic spike.
+    alone); v = Mᵀu/s for the top k. A delocalised (Gaussian) vector has IPR ≈ 3/ℓ, a flat
+    one 1/ℓ. What chapter 5 measures with it for √ℓ A^⊥ (A4 §5) [measured]: the singular
+    vectors of the larger outliers sit on one row and one column, at one of the largest
+    entries (the largest attention weights), while those just above the edge spread over
+    several sites and mix with the bulk. That these weights are extreme scores is expected
+    where the row sums concentrate, but not checked separately. The outliers are not a
+    deterministic spike because their number and position change from draw to draw.
     """
     M = check_matrix("M", M)
     ell, n = M.shape

@@ -41,6 +41,7 @@ from ..spectra import ks_distance, squared_singular_values
 __all__ = ["RELAXATIONS", "relaxation_spectra", "relaxation_study", "law_or_none",
            "ks_distance_resolved", "draw_distances"]
 
+#: The five relaxations of chapter 8, each described in the module docstring above.
 RELAXATIONS = ("causal", "iid_tokens", "shared_mean", "head_width", "given_tokens")
 
 

@@ -29,8 +29,8 @@ __all__ = ["row_sum_fluctuation", "RowSumFluctuation", "log_row_sum_mean", "RowS
            "measure_row_sum_fluctuation", "row_factors", "top_vector_moves", "mean_shortfall",
            "mean_ratio_one_weight"]
 
-#: β range of the simulation: beyond it the row sums no longer obey the central limit theorem
-#: at any ℓ a computer can hold (A4 §5: their central-limit scale √(log ℓ/2) is 3.2 at ℓ = 10⁹).
+#: Upper end of the β range of the simulation. Beyond it the row sums no longer obey the central
+#: limit theorem at any ℓ a computer can hold (A4 §5: their central-limit scale √(log ℓ/2) is 3.2 at ℓ = 10⁹).
 MEASURE_BETA_MAX = 3.0
 
 

@@ -42,7 +42,8 @@ def stepwise_spectra(ell, d_qk, beta, rng=None, *, degree=3, drop_top=3, surroga
         Source of randomness: the chain is drawn first (Q, K, then Z, see
         :func:`attnspec.stepwise_chain`), then the surrogate.
     degree : int
-        Hermite truncation degree Q ≥ 1 of ``Y_Q`` and ``Y_Q_lin``.
+        Hermite truncation degree n ≥ 1 of ``Y_Q`` and ``Y_Q_lin`` (n as in A4 §4 and
+        chapter 4).
     drop_top : int
         Largest squared singular values removed from each spectrum (0 ≤ drop_top < ℓ − 1).
     surrogate : bool

@@ -1,9 +1,10 @@
 r"""Limiting laws of the multi-head attention output, by free probability (A4 §6).
 
 The squared singular values of :math:`Y = \sqrt{\ell/d}\,O^\perp` (:func:`attnspec.multihead_output`)
-converge to a deterministic law that this module computes exactly, for any number of heads H,
-widths d_head, d_value, ratio ℓ/d and weight tie.  The law is the end of a chain of free
-convolutions (derivation: chapter A1, ``chapters/A1_multihead_law_derivation.md``)::
+converge to a deterministic law.  This module computes it numerically, to the accuracy its
+build check states, for a number of heads H, widths d_head, d_value, ratio ℓ/d and weight
+tie; near-degenerate shapes it cannot resolve raise :class:`UnresolvedLawError` (A1, "What is
+exact and what is not").  The law is the end of a chain of free convolutions (derivation: chapter A1, ``chapters/A1_multihead_law_derivation.md``)::
 
     untied:  μ_Y = D_{1/H}( ν∞(β, ℓ/d_h) ⊠ MP(ℓ/d_v) )^{⊞H} ⊠ MP(ℓ/d)
     kv tie:  μ_Y = D_{1/H}( law of G Σ Gᵀ/d_h )^{⊞H} ⊠ MP(ℓ/d),   Σ = (β²ℓ/d_h) Ĉ² + α² Ĉ,

@@ -19,7 +19,7 @@ __all__ = ["multihead_moments", "multihead_chain", "closed_form_moments", "scale
            "unscaled_moment", "BETA_MIN"]
 
 
-#: Smallest β with s = e^{β²} − 1 a normal float64 (β² ≥ 1e-300): below, s underflows to 0.
+#: Smallest β with s = e^{β²} − 1 a normal float64 (β² ≥ 1e-300); below, s underflows to 0.
 BETA_MIN = 1e-150
 
 

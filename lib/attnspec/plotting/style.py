@@ -7,7 +7,7 @@ __all__ = ["COLUMN_WIDTH", "MIN_FONT_PT", "COLORS", "book_style", "use_book_styl
            "legend_below", "legend_beside", "text_sizes"]
 
 
-#: Width of every figure, in inches: the text column of the book's site (660 CSS px at a
+#: Width of every figure, in inches, the text column of the book's site (660 CSS px at a
 #: 1280 px window, 6.875 in at 96 CSS px per inch) less the 0.1 in margin the notebook adds on
 #: each side, so a figure is shown at its natural size.
 COLUMN_WIDTH = 6.6

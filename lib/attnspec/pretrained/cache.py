@@ -28,7 +28,8 @@ _PROGRESS = re.compile(r"Progress (\d+) of (\d+)")
 class WeightsError(FileNotFoundError, ValueError):
     """A weights file of a pretrained model is missing, corrupted, or could not be fetched.
 
-    A ``FileNotFoundError`` and, like every exception of the library, a ``ValueError``.
+    A ``FileNotFoundError`` and, like the exceptions that ``attnspec`` exports
+    (:class:`attnspec.ParameterError` and the others), a ``ValueError``.
     """
 
 

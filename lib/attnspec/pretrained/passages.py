@@ -10,7 +10,7 @@ __all__ = ["minilm_passages", "PASSAGE_NAMES"]
 
 _FOLDER = Path(__file__).resolve().parent / "texts"
 
-#: The shipped passages, shortest first: two abstracts, two public-domain novel openings and
+#: The shipped passages, shortest first, two abstracts, two public-domain novel openings and
 #: the book's own introduction (ℓ from 112 to 470 tokens with [CLS] and [SEP]).
 #: abstract2: paper 2's abstract; austen: Pride and Prejudice; abstract1: paper 1's abstract;
 #: dickens: A Tale of Two Cities; book: this book's introduction.

@@ -132,13 +132,14 @@ def stepwise_chain(ell, d_qk, beta, rng=None, *, degree=3):
         so ``chain["softmax"]`` equals ``centered(softmax_attention(...))`` for the same
         seed), then one Z shared by the two linear steps.
     degree : int
-        Hermite truncation degree Q ≥ 1 of ``Y_Q`` and ``Y_Q_lin``.
+        Hermite truncation degree n ≥ 1 of ``Y_Q`` and ``Y_Q_lin`` (n as in A4 §4 and
+        chapter 4; the superscript Q is the paper's name for the truncated matrices).
 
     Returns
     -------
     dict
         Ordered as :data:`STEPWISE_KEYS`; every value an ℓ×ℓ float64 array, all built from
-        the same S = Q Kᵀ/√d_qk:
+        the same S = Q Kᵀ/√d_qk (Q the query matrix):
 
         ============  ==========================================================
         key           matrix
@@ -146,8 +147,8 @@ def stepwise_chain(ell, d_qk, beta, rng=None, *, degree=3):
         ``softmax``   √ℓ A^⊥ = √ℓ softmax(βS) P
         ``Y``         (e^{βS − β²/2} − 11ᵀ) P/√ℓ  (row sums replaced by their mean)
         ``Y_f``       f(S)/√ℓ, f(x) = e^{βx − β²/2} − 1  (centring projector dropped)
-        ``Y_Q``       Σ_{k=1}^{Q} βᵏ Heₖ(S)/k! /√ℓ  (Hermite terms above Q dropped)
-        ``Y_Q_lin``   (βS + α_Q Z)/√ℓ, α_Q² = Σ_{k=2}^{Q} β^{2k}/k!
+        ``Y_Q``       Σ_{k=1}^{n} βᵏ Heₖ(S)/k! /√ℓ  (Hermite terms above n dropped)
+        ``Y_Q_lin``   (βS + α_n Z)/√ℓ, α_n² = Σ_{k=2}^{n} β^{2k}/k!
         ``Y_f_lin``   (βS + αZ)/√ℓ, α² = e^{β²} − 1 − β²  (the linear model)
         ============  ==========================================================
 
@@ -215,8 +216,9 @@ def mp_surrogate(ell, beta, rng=None):
     -----
     Its squared singular values follow MP(ratio 1, scale s): mean s, second moment 2s²,
     right edge 4s. This is the Gaussian stand-in of the prior model (i.i.d. scores,
-    :func:`attnspec.iid_score_attention`), which the papers show is *not* the law of
-    attention: same mean, but a second moment smaller by cβ⁴.
+    :func:`attnspec.iid_score_attention`), which is *not* the law of attention (paper 1's
+    comparison, A4 §2): same mean, but a second moment smaller by cβ⁴ (this book's
+    derivation, A4 §3).
     """
     ell = check_int("ell", ell, min=2)
     check_memory("ell", ell, 4 * ell * ell * 8)

@@ -83,23 +83,24 @@ def scores_linear_model(S, beta, rng=None, *, exact_degree=1):
     %(beta)s
     %(noise_rng)s
     exact_degree : int
-        Q, 1 ≤ Q ≤ 6: the Hermite terms of degree 1..Q are kept as functions of S, only the
-        remainder becomes noise. Q = 1 is the theorem's linear model.
+        The truncation degree n, 1 ≤ n ≤ 6 (n as in A4 §4): the Hermite terms of degree 1..n
+        are kept as functions of S, only the remainder becomes noise. n = 1 is the theorem's
+        linear model.
 
     Returns
     -------
     numpy.ndarray
         ℓ×ℓ matrix
-        :math:`\bigl(\sum_{k=1}^{Q} β^k \mathrm{He}_k(S)/k! + α_{>Q} Z\bigr)/\sqrt{\ell}`
-        with :math:`α_{>Q}^2 = \sum_{k>Q} β^{2k}/k!`; for Q > 1 each row is then centred
+        :math:`\bigl(\sum_{k=1}^{n} β^k \mathrm{He}_k(S)/k! + α_{>n} Z\bigr)/\sqrt{\ell}`
+        with :math:`α_{>n}^2 = \sum_{k>n} β^{2k}/k!`; for n > 1 each row is then centred
         (the degree-2 term has non-zero row means, which softmax's normalisation removes).
-        For Q = 1 and S = QKᵀ/√d_qk with Gaussian Q, K it is
+        For n = 1 and S = QKᵀ/√d_qk with Gaussian Q, K it is
         :func:`attnspec.linear_equivalent`; here S may come from any input (e.g.
         ``attention_from_weights(X, W_Q, W_K, beta, return_scores=True)``).
 
     Notes
     -----
-    Why Q > 1 (chapter 8, measured): at a fixed head width d_h the degree-k term
+    Why n > 1 (chapter 8, measured): at a fixed head width d_h the degree-k term
     He_k(q_i·k_j/√d_h) is a kernel of rank at most C(d_h + k − 1, k), so once ℓ is comparable
     to d_h² it is no longer noise-like and must be kept (cf. kernel matrices in polynomial
     scalings, Lu & Yau).

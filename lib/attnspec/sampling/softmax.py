@@ -247,7 +247,7 @@ def iid_score_attention(ell, beta, rng=None):
     -----
     Treating the scores as i.i.d. N(0, 1), the squared singular values of ``centered(A)``
     follow Marchenko–Pastur with ratio 1 and scale s = e^{β²} − 1 as ℓ → ∞ (mean s, second
-    moment 2s², right edge 4s). Real scores are the product Q Kᵀ/√d_qk and give a different
+    moment 2s², right edge 4s; this book's derivation, A4 §2). Real scores are the product Q Kᵀ/√d_qk and give a different
     law with the same mean (see :func:`attnspec.linear_equivalent`).
     """
     ell = check_int("ell", ell, min=2)

@@ -12,13 +12,13 @@ __all__ = ["TIES", "ACROSS_HEAD_TIES", "UNTIED_LAW_TIES", "TIE_LABELS", "TIE_KIN
 #: Weight-tie variants of A4 §6, in the order of its table.
 TIES = ("none", "mqa", "gqa", "shared_values", "cross_kv", "kv", "output_keys", "shared_pattern")
 
-#: Ties that share weights across heads only (kind "across heads"): for the Gaussian-equivalent
+#: Ties that share weights across heads only (kind "across heads"). For the Gaussian-equivalent
 #: model their law is the law of independent heads, derived in chapter A1 (except ``cross_kv``
 #: with H = 1, which is the kv tie).
 ACROSS_HEAD_TIES = ("mqa", "gqa", "shared_values", "cross_kv")
 
-#: Ties for which :class:`attnspec.MultiHeadLaw` returns the law of independent heads: the
-#: across-head ties and ``output_keys`` (a within-head tie). For ``output_keys`` it is argued
+#: Ties for which :class:`attnspec.MultiHeadLaw` returns the law of independent heads, namely
+#: the across-head ties and ``output_keys`` (a within-head tie). For ``output_keys`` it is argued
 #: in the limit for H = 1 (A1, step 2; chapter 7) and supported by Monte Carlo only for H ≥ 2.
 UNTIED_LAW_TIES = ACROSS_HEAD_TIES + ("output_keys",)
 
@@ -42,6 +42,6 @@ TIE_KINDS = {
     "shared_values": "across heads",
     "cross_kv": "across heads",
     "kv": "within a head",
-    "output_keys": "output depends on keys",
+    "output_keys": "within a head (the output depends on the keys)",
     "shared_pattern": "contrast case",
 }
