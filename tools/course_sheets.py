@@ -116,7 +116,7 @@ PARTS: dict[str, tuple[Part, ...]] = {
     ),
     "session-04": (
         Part("q1_truncation",
-             "Store $\\alpha_Q^2$ at $\\beta = 1$ for $Q = 1, \\dots, 6$ as the list `alpha_q` "
+             "Store $\\alpha_n^2$ at $\\beta = 1$ for $n = 1, \\dots, 6$ as the list `alpha_q` "
              "(`attnspec.truncated_noise_variance`; checked: 6 values, non-decreasing, the last "
              "within 1e-3 of $\\alpha^2 = e - 2$).",
              "import attnspec\nalpha_q = [attnspec.truncated_noise_variance(1.0, q) "
