@@ -321,8 +321,8 @@ def mean_ratio_one_weight(beta, ell):
     E e^{2βg} (near g = 2β) make one weight comparable to the row sum: as ℓ → ∞, for β of
     order √(2 log ℓ/3) (this book's heuristic, not the papers'; chapter 5 compares it with the
     measured m₁/s). It ignores the fluctuation of the rest of the row, an error of order 1/ℓ:
-    against Monte Carlo of softmax attention it lies 0.03-0.09 low at ℓ = 100 and 0.006-0.03
-    low at ℓ = 1000 (β = 0.1 to 2). Domain: ℓ ≥ 100 (below, the heuristic can even turn
+    against Monte Carlo of softmax attention it lies 0.03-0.09 low at ℓ = 100 and up to
+    about 0.04 low at ℓ = 1000 (β = 0.1 to 2; chapter 5 prints the comparison). Domain: ℓ ≥ 100 (below, the heuristic can even turn
     negative) and 0.1 ≤ β ≤ √(2 log ℓ), where row sums concentrate; outside, a ParameterError.
     """
     ell = check_int("ell", ell, min=100)

@@ -100,10 +100,12 @@ def scores_linear_model(S, beta, rng=None, *, exact_degree=1):
 
     Notes
     -----
-    Why n > 1 (chapter 8, measured): at a fixed head width d_h the degree-k term
-    He_k(q_i·k_j/√d_h) is a kernel of rank at most C(d_h + k − 1, k), so once ℓ is comparable
-    to d_h² it is no longer noise-like and must be kept (cf. kernel matrices in polynomial
-    scalings, Lu & Yau).
+    Why n > 1 (chapter 8; a heuristic, not a theorem): at a fixed head width d_h the kernel
+    (q_i·k_j)^k has rank at most C(d_h + k − 1, k) (He_k adds lower-degree kernels), so the
+    degree-2 term may stop acting like noise once ℓ is of the order of C(d_h + 1, 2) ≈ d_h²/2
+    (cf. kernel matrices in polynomial scalings, Lu & Yau). Chapter 8 measures that keeping
+    degrees 2 and 3 exactly helps at d_h = 64, at every ℓ it runs (all below that bound);
+    which degree matters, and why, it leaves open.
     """
     S, beta, rng = _check_score_arguments(S, beta, rng)
     exact_degree = check_int("exact_degree", exact_degree, min=1, max=6)
