@@ -612,3 +612,18 @@ def test_moment_orders_beyond_the_series_accuracy_are_refused_saying_so():
     with pytest.raises(ValueError, match=r"k=160: .* rounding") as info:
         MultiHeadLaw(400, 800, 4, 1.0).moment(160)
     assert "float range" not in str(info.value)
+
+
+@pytest.mark.parametrize("ell, d, heads, beta", [(500, 1000, 4, 1.0), (300, 1200, 6, 0.7),
+                                                 (800, 800, 2, 1.3)])
+def test_kv_second_moment_as_written_in_a1(ell, d, heads, beta):
+    """A1 'Moments': under the key–value tie m₂ = (1 + ℓ/d)(s + β²/y)² + E σ(t)²/(yH), with
+    σ(t) = (β²/y)t² + α²t, t ~ MP(y), y = d_h/ℓ — against the library's series, to 1e-13."""
+    y, s = (d // heads) / ell, math.expm1(beta * beta)
+    alpha2, c1 = s - beta * beta, beta * beta / y
+    t_moments = (1.0, 1.0, 1 + y, 1 + 3 * y + y * y, 1 + 6 * y + 6 * y * y + y ** 3)
+    e_sigma2 = c1 * c1 * t_moments[4] + 2 * c1 * alpha2 * t_moments[3] + alpha2 ** 2 * t_moments[2]
+    m2 = (1 + ell / d) * (s + c1) ** 2 + e_sigma2 / (y * heads)
+    m1_series, m2_series = multihead_moments(ell, d, heads, beta, "kv", order=2)
+    assert m1_series == pytest.approx(s + c1, rel=1e-13)
+    assert m2_series == pytest.approx(m2, rel=1e-13)
